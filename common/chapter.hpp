@@ -1,0 +1,26 @@
+// What a chapter hands to the harness: its name, its title, the GPU it needs and its default sizes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gemm {
+
+// One GEMM problem: C (M x N) = alpha * A (M x K) * B (K x N) + beta * C.
+struct Shape {
+    int M = 0, N = 0, K = 0;
+    Shape() = default;
+    Shape(int square) : M(square), N(square), K(square) {}  // NOLINT: `{256, 512}` reads well
+    Shape(int m, int n, int k) : M(m), N(n), K(k) {}
+    bool operator==(const Shape& o) const { return M == o.M && N == o.N && K == o.K; }
+    std::string str() const;  // "1024" for squares, "1000x1001x999" otherwise
+};
+
+struct ChapterInfo {
+    std::string id;                   // "03_cuda_naive": names the CSV, the chart and the table
+    std::string title;                // one line: the idea of the chapter
+    int min_cc = 0;                   // lowest compute capability as 10*major+minor (75 = 7.5); 0 = CPU
+    std::vector<Shape> default_sizes; // what runs without --sizes
+};
+
+}  // namespace gemm

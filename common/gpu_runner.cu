@@ -1,0 +1,340 @@
+#include <cublas_v2.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+#include "harness_gpu.cuh"
+#include "runner.hpp"
+
+namespace gemm {
+
+[[noreturn]] void cuda_fail(const char* call, cudaError_t err, const char* file, int line) {
+    std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, call, cudaGetErrorName(err),
+                 cudaGetErrorString(err));
+    std::exit(1);
+}
+
+namespace {
+
+#define GEMM_CUBLAS_CHECK(call)                                                                 \
+    do {                                                                                        \
+        cublasStatus_t gemm_st_ = (call);                                                       \
+        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                                \
+            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,           \
+                         cublasGetStatusString(gemm_st_));                                      \
+            std::exit(1);                                                                       \
+        }                                                                                       \
+    } while (0)
+
+// One handle per device, made on first use (outside any timed region: the warm-up calls make it).
+cublasHandle_t handle() {
+    static cublasHandle_t handles[64] = {};
+    int dev = 0;
+    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+    if (dev >= 64) {
+        std::fprintf(stderr, "device %d: this harness supports 64 devices\n", dev);
+        std::exit(1);
+    }
+    if (!handles[dev]) GEMM_CUBLAS_CHECK(cublasCreate(&handles[dev]));
+    return handles[dev];
+}
+
+int attribute(cudaDeviceAttr a, int device) {
+    int v = 0;
+    GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, device));
+    return v;
+}
+
+// FP32 lanes per SM: 64 on Turing (7.5) and A100 (8.0), 128 from 8.6 on.
+int fp32_lanes_per_sm(int cc) {
+    return cc >= 86 ? 128 : 64;
+}
+
+// Dense fp16-input, fp32-accumulate tensor-core FLOP per SM per clock, from the datasheets of the
+// data-centre parts of each generation (GeForce parts of 8.6 and 8.9 run fp32 accumulation at half
+// this rate). 0 when unknown.
+int tensor_flop_per_sm_clock(int cc) {
+    switch (cc) {
+        case 75: return 1024;   // T4
+        case 80: return 2048;   // A100
+        case 86: return 512;    // A10, A40, RTX A6000
+        case 87: return 1024;   // Jetson Orin
+        case 89: return 512;    // L4, L40
+        case 90: return 4096;   // H100, H200 (wgmma; mma.sync reaches about two thirds)
+        case 100: return 8192;  // B200
+        case 120: return 512;   // RTX PRO Blackwell
+        default: return 0;
+    }
+}
+
+// The timing loop for both the chapter and cuBLAS: CUDA events around each call, on one stream.
+template <class Fn>
+std::vector<double> time_on_stream(cudaStream_t stream, int warmup, int reps, Fn&& call) {
+    for (int i = 0; i < warmup; ++i) call();
+    GEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cudaEvent_t start, stop;
+    GEMM_CUDA_CHECK(cudaEventCreate(&start));
+    GEMM_CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        GEMM_CUDA_CHECK(cudaEventRecord(start, stream));
+        call();
+        GEMM_CUDA_CHECK(cudaEventRecord(stop, stream));
+        GEMM_CUDA_CHECK(cudaEventSynchronize(stop));
+        float t = 0;
+        GEMM_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms.push_back(t);
+    }
+    GEMM_CUDA_CHECK(cudaEventDestroy(start));
+    GEMM_CUDA_CHECK(cudaEventDestroy(stop));
+    return ms;
+}
+
+template <class T>
+__global__ void convert_kernel(const float* in, T* out, std::size_t n) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        out[i] = T(in[i]);
+}
+
+// Copies a host float matrix (padding included) into device memory of type T, `offset` elements
+// after the start of the allocation. The values are already representable in T (make_inputs
+// rounds fp16 inputs), so the conversion is exact; NaN padding stays NaN.
+template <class T>
+void upload(const std::vector<float>& host, DeviceBuffer<T>& dev, std::size_t offset) {
+    dev = DeviceBuffer<T>(host.size() + offset);
+    if (host.empty()) return;
+    if constexpr (std::is_same<T, float>::value) {
+        GEMM_CUDA_CHECK(cudaMemcpy(dev.get() + offset, host.data(), host.size() * sizeof(float),
+                                   cudaMemcpyHostToDevice));
+    } else {
+        DeviceBuffer<float> tmp(host.size());
+        GEMM_CUDA_CHECK(cudaMemcpy(tmp.get(), host.data(), host.size() * sizeof(float),
+                                   cudaMemcpyHostToDevice));
+        convert_kernel<<<1024, 256>>>(tmp.get(), dev.get() + offset, host.size());
+        GEMM_CUDA_CHECK_LAUNCH();
+        GEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+}
+
+template <class T>
+using GpuGemm = void (*)(int, int, int, float, const T*, int, const T*, int, float, float*, int,
+                         cudaStream_t);
+
+template <class T>
+class GpuBackend : public Backend {
+public:
+    GpuBackend(int device, GpuGemm<T> chapter, GpuGemm<T> yardstick, const char* yardstick_name)
+        : device_(device), chapter_(chapter), yardstick_(yardstick), yardstick_name_(yardstick_name) {
+        GEMM_CUDA_CHECK(cudaStreamCreate(&stream_));
+    }
+    ~GpuBackend() override { cudaStreamDestroy(stream_); }
+
+    std::string device_name() const override {
+        cudaDeviceProp prop{};
+        GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+        return prop.name;
+    }
+    std::string device_report() const override { return gemm::device_report(device_); }
+    std::string yardstick_name() const override { return yardstick_name_; }
+
+    void check_fits(const Problem& p) const override {
+        std::size_t free_b = 0, total_b = 0;
+        GEMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        // The fp16 upload stages through a float copy; cuBLAS keeps a workspace (64 MiB margin).
+        const unsigned long long in_bytes = sizeof(T) * (p.elems_A() + p.elems_B());
+        const unsigned long long stage = sizeof(T) == 4 ? 0 : 4ull * std::max(p.elems_A(), p.elems_B());
+        const unsigned long long need = in_bytes + stage + 4ull * p.elems_C() + (64ull << 20);
+        if (need > free_b)
+            throw UsageError("size " + p.shape.str() + " needs " + std::to_string(need >> 20) +
+                             " MiB of GPU memory, only " + std::to_string(free_b >> 20) +
+                             " MiB free on device " + std::to_string(device_));
+        const unsigned long long host_need = 4ull * (p.elems_A() + p.elems_B() + 4 * p.elems_C());
+        const unsigned long long host_have = host_available_bytes();
+        if (host_have && host_need > host_have)
+            throw UsageError("size " + p.shape.str() + " needs " + std::to_string(host_need >> 20) +
+                             " MiB of host memory, only " + std::to_string(host_have >> 20) +
+                             " MiB available");
+    }
+
+    void load(const HostProblem& hp) override {
+        p_ = hp.p;
+        dA_ = DeviceBuffer<T>();  // free the previous size first
+        dB_ = DeviceBuffer<T>();
+        dC_ = DeviceBuffer<float>();
+        off_ = std::size_t(p_.view_offset);
+        upload(hp.A, dA_, off_);
+        upload(hp.B, dB_, off_);
+        upload(initial_C(hp), dC_, off_);
+    }
+
+    std::vector<float> run_once(const std::vector<float>& c_init) override {
+        if (!c_init.empty())
+            GEMM_CUDA_CHECK(cudaMemcpy(dC_.get() + off_, c_init.data(),
+                                       c_init.size() * sizeof(float), cudaMemcpyHostToDevice));
+        call(chapter_);
+        GEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        std::vector<float> C(dC_.size() - off_);
+        if (!C.empty())
+            GEMM_CUDA_CHECK(cudaMemcpy(C.data(), dC_.get() + off_, C.size() * sizeof(float),
+                                       cudaMemcpyDeviceToHost));
+        return C;
+    }
+
+    std::vector<double> time_chapter(int warmup, int reps) override {
+        return time_on_stream(stream_, warmup, reps, [&] { call(chapter_); });
+    }
+    std::vector<double> time_yardstick(int warmup, int reps) override {
+        return time_on_stream(stream_, warmup, reps, [&] { call(yardstick_); });
+    }
+
+private:
+    void call(GpuGemm<T> fn) {
+        fn(p_.shape.M, p_.shape.N, p_.shape.K, p_.alpha, dA_.get() + off_, p_.lda, dB_.get() + off_,
+           p_.ldb, p_.beta, dC_.get() + off_, p_.ldc, stream_);
+        GEMM_CUDA_CHECK(cudaGetLastError());
+    }
+
+    int device_;
+    GpuGemm<T> chapter_, yardstick_;
+    const char* yardstick_name_;
+    cudaStream_t stream_ = nullptr;
+    Problem p_;
+    std::size_t off_ = 0;  // Problem::view_offset
+    DeviceBuffer<T> dA_, dB_;
+    DeviceBuffer<float> dC_;
+};
+
+// Picks the device the options name and checks that the chapter can run on it.
+int select_device(const Options& o, const ChapterInfo& info) {
+    std::string why;
+    if (!cuda_device_available(&why)) throw NoDevice(why);
+    int count = 0;
+    GEMM_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (o.device >= count)
+        throw UsageError("--device " + std::to_string(o.device) + ": this machine has " +
+                         std::to_string(count) + " CUDA device(s), numbered from 0");
+    GEMM_CUDA_CHECK(cudaSetDevice(o.device));
+    const int cc = 10 * attribute(cudaDevAttrComputeCapabilityMajor, o.device) +
+                   attribute(cudaDevAttrComputeCapabilityMinor, o.device);
+    if (cc < info.min_cc) {
+        std::ostringstream s;
+        s << "this chapter needs a GPU of compute capability " << info.min_cc / 10 << "."
+          << info.min_cc % 10 << " or newer, and device " << o.device << " has " << cc / 10 << "."
+          << cc % 10 << ".";
+        throw NoDevice(s.str());
+    }
+    return o.device;
+}
+
+template <class T>
+int run_gpu(int argc, char** argv, const ChapterInfo& info, GpuGemm<T> gemm, GpuGemm<T> yardstick,
+            const char* yardstick_name, Precision precision) {
+    return run_chapter(argc, argv, info, precision, [&](const Options& o) {
+        int dev = select_device(o, info);
+        return std::unique_ptr<Backend>(new GpuBackend<T>(dev, gemm, yardstick, yardstick_name));
+    });
+}
+
+template <class T>
+CheckResult check_gpu(GpuGemm<T> gemm, const Problem& p, CheckMode mode, Precision precision) {
+    Problem q = p;
+    q.precision = precision;
+    HostProblem hp = make_inputs(q);
+    int dev = 0;
+    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+    GpuBackend<T> backend(dev, gemm, nullptr, "");
+    backend.load(hp);
+    return check_output(resolve_check(mode, hp.p.shape), hp, backend.run_once(initial_C(hp)));
+}
+
+}  // namespace
+
+// Row-major through a column-major library: a row-major M x N matrix with leading dimension ld is,
+// byte for byte, the column-major N x M matrix of its transpose with the same ld. So row-major
+// C = A * B is column-major C^T = B^T * A^T: ask cuBLAS for an N x M result with the operands
+// swapped (B first, then A) and no transposes. Nothing is copied or transposed.
+void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                  float beta, float* C, int ldc, cudaStream_t stream) {
+    if (M == 0 || N == 0) return;
+    cublasHandle_t h = handle();
+    GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
+    GEMM_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda,
+                                  &beta, C, ldc));
+}
+
+void cublas_hgemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                  int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    if (M == 0 || N == 0) return;
+    cublasHandle_t h = handle();
+    GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
+    // fp16 inputs, fp32 accumulation and fp32 C: the same computation as the WMMA chapters.
+    GEMM_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16F, ldb,
+                                   A, CUDA_R_16F, lda, &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
+                                   CUBLAS_GEMM_DEFAULT));
+}
+
+bool cuda_device_available(std::string* why) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        if (why)
+            *why = std::string("no usable CUDA device on this machine (") + cudaGetErrorString(err) + ").";
+        cudaGetLastError();  // clear the sticky error
+        return false;
+    }
+    if (count == 0) {
+        if (why) *why = "no CUDA device on this machine.";
+        return false;
+    }
+    return true;
+}
+
+std::string device_report(int device) {
+    cudaDeviceProp prop{};
+    GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    const int cc = 10 * prop.major + prop.minor;
+    const double clock_ghz = attribute(cudaDevAttrClockRate, device) * 1e-6;
+    const double mem_ghz = attribute(cudaDevAttrMemoryClockRate, device) * 1e-6;
+    const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+    const double bandwidth = 2.0 * mem_ghz * 1e9 * bus_bits / 8.0 / 1e9;  // GB/s, double data rate
+    const double fp32_peak = double(prop.multiProcessorCount) * fp32_lanes_per_sm(cc) * 2.0 * clock_ghz;
+    const double tc_peak = double(prop.multiProcessorCount) * tensor_flop_per_sm_clock(cc) * clock_ghz;
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1);
+    s << "device " << device << ": " << prop.name << ", compute capability " << prop.major << "."
+      << prop.minor << ", " << prop.multiProcessorCount << " SMs at up to " << clock_ghz * 1000
+      << " MHz\n"
+      << "memory: " << double(prop.totalGlobalMem) / (1 << 30) << " GiB, " << bus_bits
+      << "-bit bus at " << mem_ghz * 1000 << " MHz, peak " << bandwidth << " GB/s; L2 "
+      << prop.l2CacheSize / (1 << 20) << " MiB; shared memory per block up to "
+      << prop.sharedMemPerBlockOptin / 1024 << " KiB\n"
+      << "peaks (theoretical, at the boost clock): fp32 CUDA cores " << fp32_peak << " GFLOP/s; ";
+    if (tc_peak > 0)
+        s << "fp16 tensor cores (fp32 accumulate, dense) about " << tc_peak << " GFLOP/s\n";
+    else
+        s << "fp16 tensor cores: unknown for this architecture\n";
+    return s.str();
+}
+
+int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF32 gemm) {
+    return run_gpu<float>(argc, argv, info, gemm, cublas_sgemm, "cuBLAS cublasSgemm", Precision::F32);
+}
+
+int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF16 gemm) {
+    return run_gpu<__half>(argc, argv, info, gemm, cublas_hgemm,
+                           "cuBLAS cublasGemmEx fp16->fp32", Precision::F16);
+}
+
+CheckResult check_gpu_gemm(GpuGemmF32 gemm, const Problem& p, CheckMode mode) {
+    return check_gpu<float>(gemm, p, mode, Precision::F32);
+}
+
+CheckResult check_gpu_gemm(GpuGemmF16 gemm, const Problem& p, CheckMode mode) {
+    return check_gpu<__half>(gemm, p, mode, Precision::F16);
+}
+
+}  // namespace gemm

@@ -1,0 +1,310 @@
+#include "problem.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace gemm {
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// Uniform in [-1, 1) with 24 random bits, a pure function of its arguments.
+float uniform(std::uint64_t seed, std::uint64_t matrix, std::uint64_t row, std::uint64_t col) {
+    std::uint64_t h = splitmix64(seed ^ splitmix64(matrix ^ splitmix64(row ^ splitmix64(col))));
+    return static_cast<float>(h >> 40) * (1.0f / 8388608.0f) - 1.0f;
+}
+
+void fill(std::vector<float>& m, int rows, int cols, int ld, std::uint64_t seed, std::uint64_t id,
+          bool to_half, float padding) {
+    m.assign(std::size_t(rows) * std::size_t(ld), padding);
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            float v = uniform(seed, id, std::uint64_t(r), std::uint64_t(c));
+            m[std::size_t(r) * ld + c] = to_half ? round_to_half(v) : v;
+        }
+}
+
+bool same_bits(float a, float b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Running verdict over the elements one thread looked at.
+struct Tally {
+    std::size_t checked = 0, bad = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    std::size_t first_bad = std::numeric_limits<std::size_t>::max();  // row * N + col
+    double expected = 0.0, got = 0.0, tol = 0.0;
+    const char* reason = "";
+
+    void mark_bad(std::size_t where, double e, double g, double t, const char* why) {
+        ++bad;
+        if (where < first_bad) {
+            first_bad = where;
+            expected = e;
+            got = g;
+            tol = t;
+            reason = why;
+        }
+    }
+
+    void compare(std::size_t where, double e, double scale, float g, Precision p, int K) {
+        ++checked;
+        double t = tolerance(p, K, scale);
+        if (!std::isfinite(g)) {
+            mark_bad(where, e, g, t, std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
+            return;
+        }
+        double err = std::fabs(double(g) - e);
+        max_abs = std::max(max_abs, err);
+        if (scale > 0) max_rel = std::max(max_rel, err / scale);
+        if (err > t) mark_bad(where, e, g, t, "out of tolerance");
+    }
+
+    void merge(const Tally& o) {
+        checked += o.checked;
+        bad += o.bad;
+        max_abs = std::max(max_abs, o.max_abs);
+        max_rel = std::max(max_rel, o.max_rel);
+        if (o.first_bad < first_bad) {
+            first_bad = o.first_bad;
+            expected = o.expected;
+            got = o.got;
+            tol = o.tol;
+            reason = o.reason;
+        }
+    }
+};
+
+// Row i of the reference: expected[j] and scale[j] = |alpha| sum_k |a b| + |beta c|.
+void reference_row(const HostProblem& hp, int i, double* expected, double* scale) {
+    const Problem& p = hp.p;
+    const int N = p.shape.N, K = p.shape.K;
+    std::fill(expected, expected + N, 0.0);
+    std::fill(scale, scale + N, 0.0);
+    for (int k = 0; k < K; ++k) {
+        const double a = hp.A[std::size_t(i) * p.lda + k];
+        const float* b = &hp.B[std::size_t(k) * p.ldb];
+        for (int j = 0; j < N; ++j) {
+            const double ab = a * double(b[j]);
+            expected[j] += ab;
+            scale[j] += std::fabs(ab);
+        }
+    }
+    for (int j = 0; j < N; ++j) {
+        // beta == 0 means C is not an input (BLAS semantics): C0 is never read.
+        const double c = p.beta == 0.0f ? 0.0 : double(hp.C0[std::size_t(i) * p.ldc + j]);
+        expected[j] = double(p.alpha) * expected[j] + double(p.beta) * c;
+        scale[j] = std::fabs(double(p.alpha)) * scale[j] + std::fabs(double(p.beta) * c);
+    }
+}
+
+// Elements outside the M x N region (the padding columns) must still hold the sentinel.
+void check_padding(const HostProblem& hp, const std::vector<float>& C, Tally& t) {
+    const Problem& p = hp.p;
+    for (int i = 0; i < p.shape.M; ++i)
+        for (int j = p.shape.N; j < p.ldc; ++j) {
+            float g = C[std::size_t(i) * p.ldc + j];
+            if (!same_bits(g, kPaddingSentinel))
+                t.mark_bad(std::size_t(i) * p.ldc + j, kPaddingSentinel, g, 0.0,
+                           "padding written (column >= N)");
+        }
+}
+
+CheckResult finish(const Tally& t, const char* mode, std::size_t row_len) {
+    CheckResult r;
+    r.mode = mode;
+    r.checked = t.checked;
+    r.bad = t.bad;
+    r.pass = t.bad == 0;
+    r.max_abs_err = t.max_abs;
+    r.max_rel_err = t.max_rel;
+    if (t.bad) {
+        r.bad_row = int(t.first_bad / row_len);
+        r.bad_col = int(t.first_bad % row_len);
+        r.expected = t.expected;
+        r.got = t.got;
+        r.tolerance = t.tol;
+        r.reason = t.reason;
+    }
+    return r;
+}
+
+}  // namespace
+
+const char* to_string(Precision p) {
+    return p == Precision::F32 ? "fp32" : "fp16";
+}
+
+Problem Problem::resolved() const {
+    Problem r = *this;
+    const Shape& s = shape;
+    if (s.M < 0 || s.N < 0 || s.K < 0) throw std::invalid_argument("negative dimension in " + str());
+    if (r.lda == 0) r.lda = s.K;
+    if (r.ldb == 0) r.ldb = s.N;
+    if (r.ldc == 0) r.ldc = s.N;
+    // A leading dimension of 0 for an empty row is legal in BLAS; keep it at least 1 like BLAS does.
+    r.lda = std::max(r.lda, 1);
+    r.ldb = std::max(r.ldb, 1);
+    r.ldc = std::max(r.ldc, 1);
+    if (r.lda < s.K || r.ldb < s.N || r.ldc < s.N)
+        throw std::invalid_argument("leading dimension shorter than its row in " + r.str());
+    const std::size_t limit = std::size_t(INT_MAX);
+    if (r.elems_A() > limit || r.elems_B() > limit || r.elems_C() > limit)
+        throw std::invalid_argument("a matrix of " + r.str() +
+                                    " has 2^31 or more elements; this tutorial indexes with int");
+    return r;
+}
+
+std::string Problem::str() const {
+    std::ostringstream s;
+    s << "M=" << shape.M << " N=" << shape.N << " K=" << shape.K << " lda=" << lda << " ldb=" << ldb
+      << " ldc=" << ldc << " alpha=" << alpha << " beta=" << beta;
+    return s.str();
+}
+
+float round_to_half(float x) {
+    if (!std::isfinite(x) || x == 0.0f) return x;
+    const float ax = std::fabs(x);
+    if (ax >= 65520.0f) return std::copysign(std::numeric_limits<float>::infinity(), x);
+    int e = 0;
+    std::frexp(ax, &e);                             // ax = m * 2^e, m in [0.5, 1)
+    const int lead = std::max(e - 1, -14);          // exponent of the leading bit; -14: subnormals
+    const float quantum = std::ldexp(1.0f, lead - 10);  // half keeps 10 bits after the leading one
+    return std::copysign(std::nearbyint(ax / quantum) * quantum, x);  // ties to even
+}
+
+HostProblem make_inputs(const Problem& p_in) {
+    HostProblem hp;
+    hp.p = p_in.resolved();
+    const Problem& p = hp.p;
+    const bool half = p.precision == Precision::F16;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    fill(hp.A, p.shape.M, p.shape.K, p.lda, p.seed, 1, half, nan);
+    fill(hp.B, p.shape.K, p.shape.N, p.ldb, p.seed, 2, half, nan);
+    fill(hp.C0, p.shape.M, p.shape.N, p.ldc, p.seed, 3, false, kPaddingSentinel);
+    return hp;
+}
+
+std::vector<float> initial_C(const HostProblem& hp) {
+    if (hp.p.beta != 0.0f) return hp.C0;
+    std::vector<float> C(hp.C0.size(), kPaddingSentinel);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 0; i < hp.p.shape.M; ++i)
+        std::fill_n(&C[std::size_t(i) * hp.p.ldc], hp.p.shape.N, nan);
+    return C;
+}
+
+double tolerance(Precision p, int K, double scale) {
+    const double u = p == Precision::F32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -22);
+    return u * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+}
+
+void reference_gemm(const HostProblem& hp, std::vector<double>& expected, std::vector<double>& scale) {
+    const int M = hp.p.shape.M, N = hp.p.shape.N;
+    expected.assign(std::size_t(M) * N, 0.0);
+    scale.assign(std::size_t(M) * N, 0.0);
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int i = 0; i < M; ++i)
+        reference_row(hp, i, &expected[std::size_t(i) * N], &scale[std::size_t(i) * N]);
+}
+
+CheckResult check_full(const HostProblem& hp, const std::vector<float>& C) {
+    const Problem& p = hp.p;
+    const int M = p.shape.M, N = p.shape.N;
+    Tally total;
+#pragma omp parallel
+    {
+        Tally mine;
+        std::vector<double> expected(static_cast<std::size_t>(N)), scale(static_cast<std::size_t>(N));
+#pragma omp for schedule(dynamic, 4) nowait
+        for (int i = 0; i < M; ++i) {
+            reference_row(hp, i, expected.data(), scale.data());
+            for (int j = 0; j < N; ++j)
+                mine.compare(std::size_t(i) * p.ldc + j, expected[j], scale[j],
+                             C[std::size_t(i) * p.ldc + j], p.precision, p.shape.K);
+        }
+#pragma omp critical
+        total.merge(mine);
+    }
+    check_padding(hp, C, total);
+    return finish(total, "full", std::size_t(p.ldc));
+}
+
+CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, int samples) {
+    const Problem& p = hp.p;
+    const int M = p.shape.M, N = p.shape.N, K = p.shape.K;
+    Tally t;
+    if (M == 0 || N == 0) return finish(t, "sample", std::size_t(p.ldc));
+
+    // Every element: finite? (An element the kernel never wrote still holds the NaN poison.)
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float g = C[std::size_t(i) * p.ldc + j];
+            if (!std::isfinite(g)) t.mark_bad(std::size_t(i) * p.ldc + j, 0.0, g, 0.0,
+                                              std::isnan(g) ? "NaN (never written, or NaN computed)"
+                                                            : "Inf");
+        }
+    check_padding(hp, C, t);
+
+    // Positions: the corners, the last row and column (edge tiles), then random ones.
+    std::vector<std::size_t> where;
+    for (int i : {0, M / 2, M - 1})
+        for (int j : {0, N / 2, N - 1}) where.push_back(std::size_t(i) * p.ldc + j);
+    for (int s = 0; s < 64; ++s) {
+        where.push_back(std::size_t(M - 1) * p.ldc + std::size_t(splitmix64(p.seed + 11 * s) % N));
+        where.push_back(std::size_t(splitmix64(p.seed + 13 * s) % M) * p.ldc + (N - 1));
+    }
+    for (int s = 0; s < samples; ++s) {
+        std::uint64_t h = splitmix64(p.seed ^ (0xC0FFEEull + std::uint64_t(s)));
+        where.push_back(std::size_t(h % std::uint64_t(M)) * p.ldc + std::size_t((h >> 32) % N));
+    }
+    std::sort(where.begin(), where.end());
+    where.erase(std::unique(where.begin(), where.end()), where.end());
+
+    std::vector<Tally> per(where.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::size_t w = 0; w < where.size(); ++w) {
+        const std::size_t i = where[w] / p.ldc, j = where[w] % p.ldc;
+        if (!std::isfinite(C[where[w]])) {  // already counted by the scan above
+            per[w].checked = 1;
+            continue;
+        }
+        double acc = 0.0, sc = 0.0;
+        for (int k = 0; k < K; ++k) {
+            const double ab = double(hp.A[i * p.lda + k]) * double(hp.B[std::size_t(k) * p.ldb + j]);
+            acc += ab;
+            sc += std::fabs(ab);
+        }
+        const double c = p.beta == 0.0f ? 0.0 : double(hp.C0[i * p.ldc + j]);
+        const double e = double(p.alpha) * acc + double(p.beta) * c;
+        const double scale = std::fabs(double(p.alpha)) * sc + std::fabs(double(p.beta) * c);
+        per[w].compare(where[w], e, scale, C[where[w]], p.precision, K);
+    }
+    for (const Tally& x : per) t.merge(x);
+    return finish(t, "sample", std::size_t(p.ldc));
+}
+
+std::string CheckResult::summary() const {
+    std::ostringstream s;
+    s << (pass ? "PASS" : "FAIL") << " (" << mode << " check, " << checked << " elements";
+    if (mode != "off") s << ", max abs err " << max_abs_err << ", max rel err " << max_rel_err;
+    s << ")";
+    if (!pass)
+        s << ": " << bad << " bad; first at (row " << bad_row << ", col " << bad_col << "): " << reason
+          << ", expected " << expected << ", got " << got << ", tolerance " << tolerance;
+    return s.str();
+}
+
+}  // namespace gemm

@@ -1,0 +1,322 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace gemm {
+
+namespace {
+
+const char* const kColumns[] = {
+    "device", "chapter", "precision", "M", "N", "K", "alpha", "beta", "seed", "reps",
+    "ms_median", "ms_min", "gflops", "yardstick", "yardstick_ms_median", "yardstick_gflops",
+    "pct_of_yardstick", "check", "max_abs_err", "max_rel_err", "bad_elements", "pass"};
+constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
+
+std::string quote(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool in_quotes = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        char c = line[i];
+        if (in_quotes) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
+            else if (c == '"') in_quotes = false;
+            else cur += c;
+        } else if (c == '"') {
+            in_quotes = true;
+        } else if (c == ',') {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+std::string num(double v, int precision = 6) {
+    std::ostringstream s;
+    s << std::setprecision(precision) << v;
+    return s.str();
+}
+
+std::string escape_xml(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '&') o += "&amp;";
+        else if (c == '<') o += "&lt;";
+        else if (c == '>') o += "&gt;";
+        else if (c == '"') o += "&quot;";
+        else o += c;
+    }
+    return o;
+}
+
+// Compact tick label: 1500 -> "1.5k", 2000000 -> "2M".
+std::string si(double v) {
+    const char* suffix[] = {"", "k", "M", "G"};
+    int i = 0;
+    while (std::fabs(v) >= 1000 && i < 3) v /= 1000, ++i;
+    std::ostringstream s;
+    s << std::setprecision(3) << v << suffix[i];
+    return s.str();
+}
+
+// A "nice" step (1, 2 or 5 times a power of ten) giving about `target` ticks over [0, hi].
+double nice_step(double hi, int target) {
+    double raw = hi / target;
+    double p = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * p >= raw) return m * p;
+    return 10 * p;
+}
+
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                                "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939"};
+
+}  // namespace
+
+double gflops(const Shape& s, double ms) {
+    if (ms <= 0) return 0.0;
+    return 2.0 * double(s.M) * double(s.N) * double(s.K) / (ms * 1e-3) / 1e9;
+}
+
+std::string csv_header() {
+    std::string h;
+    for (int i = 0; i < kNumColumns; ++i) h += (i ? "," : "") + std::string(kColumns[i]);
+    return h;
+}
+
+std::string csv_line(const Row& r) {
+    std::ostringstream s;
+    s << quote(r.device) << ',' << quote(r.chapter) << ',' << r.precision << ',' << r.shape.M << ','
+      << r.shape.N << ',' << r.shape.K << ',' << num(r.alpha) << ',' << num(r.beta) << ',' << r.seed
+      << ',' << r.reps << ',' << num(r.ms_median, 8) << ',' << num(r.ms_min, 8) << ','
+      << num(r.gflops, 8) << ',' << quote(r.yardstick) << ',' << num(r.yardstick_ms_median, 8) << ','
+      << num(r.yardstick_gflops, 8) << ',' << num(r.pct_of_yardstick, 5) << ',' << r.check << ','
+      << num(r.max_abs_err, 4) << ',' << num(r.max_rel_err, 4) << ',' << r.bad_elements << ','
+      << (r.pass ? "true" : "false");
+    return s.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    f << text;
+    f.close();
+    if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+void write_csv(const std::string& path, const std::vector<Row>& rows) {
+    std::string text = csv_header() + "\n";
+    for (const Row& r : rows) text += csv_line(r) + "\n";
+    write_text(path, text);
+}
+
+std::vector<Row> read_csv(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw std::runtime_error("cannot read " + path);
+    std::string line;
+    if (!std::getline(f, line) || line != csv_header())
+        throw std::runtime_error(path + ":1: not a results CSV (the header differs from the schema)");
+    std::vector<Row> rows;
+    int lineno = 1;
+    while (std::getline(f, line)) {
+        ++lineno;
+        if (line.empty()) continue;
+        std::vector<std::string> v = split_csv(line);
+        if (int(v.size()) != kNumColumns)
+            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": expected " +
+                                     std::to_string(kNumColumns) + " fields, found " +
+                                     std::to_string(v.size()));
+        try {
+            Row r;
+            int c = 0;
+            r.device = v[c++];
+            r.chapter = v[c++];
+            r.precision = v[c++];
+            r.shape.M = std::stoi(v[c++]);
+            r.shape.N = std::stoi(v[c++]);
+            r.shape.K = std::stoi(v[c++]);
+            r.alpha = std::stof(v[c++]);
+            r.beta = std::stof(v[c++]);
+            r.seed = std::stoull(v[c++]);
+            r.reps = std::stoi(v[c++]);
+            r.ms_median = std::stod(v[c++]);
+            r.ms_min = std::stod(v[c++]);
+            r.gflops = std::stod(v[c++]);
+            r.yardstick = v[c++];
+            r.yardstick_ms_median = std::stod(v[c++]);
+            r.yardstick_gflops = std::stod(v[c++]);
+            r.pct_of_yardstick = std::stod(v[c++]);
+            r.check = v[c++];
+            r.max_abs_err = std::stod(v[c++]);
+            r.max_rel_err = std::stod(v[c++]);
+            r.bad_elements = std::stoull(v[c++]);
+            if (v[c] != "true" && v[c] != "false") throw std::invalid_argument("pass");
+            r.pass = v[c] == "true";
+            rows.push_back(r);
+        } catch (const std::exception&) {
+            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": a field is not a number");
+        }
+    }
+    return rows;
+}
+
+std::string table_header() {
+    std::ostringstream s;
+    s << std::left << std::setw(18) << "shape" << std::right << std::setw(11) << "ms" << std::setw(12)
+      << "GFLOPS" << std::setw(12) << "yard GFLOPS" << std::setw(8) << "% yard" << std::setw(8)
+      << "check" << std::setw(11) << "max err" << "  result";
+    return s.str();
+}
+
+std::string table_line(const Row& r) {
+    std::ostringstream s;
+    s << std::left << std::setw(18) << r.shape.str() << std::right << std::fixed << std::setprecision(3)
+      << std::setw(11) << r.ms_median << std::setprecision(1) << std::setw(12) << r.gflops;
+    if (r.yardstick.empty())
+        s << std::setw(12) << "-" << std::setw(8) << "-";
+    else
+        s << std::setw(12) << r.yardstick_gflops << std::setw(7) << r.pct_of_yardstick << "%";
+    s << std::setw(8) << r.check;
+    if (r.check == "off")
+        s << std::setw(11) << "-" << "  unchecked";
+    else
+        s << std::setw(11) << std::scientific << std::setprecision(2) << r.max_abs_err << "  "
+          << (r.pass ? "PASS" : "FAIL");
+    return s.str();
+}
+
+double chart_size(const Shape& s) {
+    return std::cbrt(double(s.M) * double(s.N) * double(s.K));
+}
+
+std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y) {
+    const double W = 860, H = 520, left = 90, right = 230, top = 50, bottom = 60;
+    const double pw = W - left - right, ph = H - top - bottom;
+
+    double xmin = 1e300, xmax = -1e300, ymax = 0, ypos_min = 1e300;
+    for (const Series& s : series)
+        for (auto [x, y] : s.points) {
+            if (x <= 0) continue;
+            xmin = std::min(xmin, std::log2(x));
+            xmax = std::max(xmax, std::log2(x));
+            ymax = std::max(ymax, y);
+            if (y > 0) ypos_min = std::min(ypos_min, y);
+        }
+    if (xmin > xmax) xmin = 0, xmax = 1;           // no points at all: an empty, labelled frame
+    xmin = std::floor(xmin), xmax = std::ceil(xmax);
+    if (xmax - xmin < 1) xmin -= 1, xmax += 1;
+    if (ymax <= 0) ymax = 1;
+
+    double y0 = 0, y1 = 0, ystep = 0;
+    if (log_y) {
+        if (ypos_min > ymax) ypos_min = ymax / 10;
+        y0 = std::floor(std::log10(ypos_min));
+        y1 = std::ceil(std::log10(ymax));
+        if (y1 - y0 < 1) y1 = y0 + 1;
+    } else {
+        ystep = nice_step(ymax, 6);
+        y1 = std::ceil(ymax / ystep) * ystep;
+    }
+    auto px = [&](double x) { return left + (std::log2(x) - xmin) / (xmax - xmin) * pw; };
+    auto py = [&](double y) {
+        double t = log_y ? (std::log10(std::max(y, std::pow(10.0, y0))) - y0) / (y1 - y0) : y / y1;
+        return top + ph - t * ph;
+    };
+
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(1);
+    o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+      << "\" viewBox=\"0 0 " << W << ' ' << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    o << "<text x=\"" << W / 2 << "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
+      << escape_xml(title) << "</text>\n";
+    // Grid and ticks.
+    for (double e = xmin; e <= xmax + 1e-9; e += 1) {
+        double x = left + (e - xmin) / (xmax - xmin) * pw;
+        o << "<line x1=\"" << x << "\" y1=\"" << top << "\" x2=\"" << x << "\" y2=\"" << top + ph
+          << "\" stroke=\"#e5e5e5\"/>\n";
+        o << "<text x=\"" << x << "\" y=\"" << top + ph + 18 << "\" text-anchor=\"middle\">"
+          << si(std::pow(2.0, e)) << "</text>\n";
+    }
+    std::vector<double> yticks;
+    if (log_y)
+        for (double e = y0; e <= y1 + 1e-9; e += 1) yticks.push_back(std::pow(10.0, e));
+    else
+        for (double v = 0; v <= y1 + ystep / 2; v += ystep) yticks.push_back(v);
+    for (double v : yticks) {
+        double y = py(v);
+        o << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + pw << "\" y2=\"" << y
+          << "\" stroke=\"#e5e5e5\"/>\n";
+        o << "<text x=\"" << left - 8 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << si(v)
+          << "</text>\n";
+    }
+    o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
+      << "\" fill=\"none\" stroke=\"#333\"/>\n";
+    o << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18
+      << "\" text-anchor=\"middle\">problem size (cube root of M·N·K), log2 scale</text>\n";
+    o << "<text transform=\"translate(22," << top + ph / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">GFLOPS (2·M·N·K / time)" << (log_y ? ", log scale" : "")
+      << "</text>\n";
+    // Series and legend.
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const Series& s = series[i];
+        const char* color = kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))];
+        std::vector<std::pair<double, double>> pts = s.points;
+        std::sort(pts.begin(), pts.end());
+        o << "<g class=\"series\" data-name=\"" << escape_xml(s.name) << "\">\n";
+        o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
+          << (s.dashed ? " stroke-dasharray=\"6,4\"" : "") << " points=\"";
+        for (auto [x, y] : pts)
+            if (x > 0) o << px(x) << ',' << py(y) << ' ';
+        o << "\"/>\n";
+        for (auto [x, y] : pts)
+            if (x > 0)
+                o << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"3\" fill=\"" << color
+                  << "\"><title>" << escape_xml(s.name) << ": " << si(x) << " -> " << num(y, 4)
+                  << " GFLOPS</title></circle>\n";
+        double ly = top + 10 + 20.0 * double(i);
+        o << "<line x1=\"" << left + pw + 15 << "\" y1=\"" << ly << "\" x2=\"" << left + pw + 45
+          << "\" y2=\"" << ly << "\" stroke=\"" << color << "\" stroke-width=\"2\""
+          << (s.dashed ? " stroke-dasharray=\"6,4\"" : "") << "/>\n";
+        o << "<text x=\"" << left + pw + 52 << "\" y=\"" << ly + 4 << "\">" << escape_xml(s.name)
+          << "</text>\n</g>\n";
+    }
+    o << "</svg>\n";
+    return o.str();
+}
+
+std::string chapter_chart(const std::string& title, const std::vector<Row>& rows) {
+    std::vector<Series> series;
+    std::map<std::string, std::size_t> index;
+    auto add = [&](const std::string& name, bool dashed, double x, double y) {
+        auto it = index.find(name);
+        if (it == index.end()) {
+            it = index.emplace(name, series.size()).first;
+            series.push_back({name, {}, dashed});
+        }
+        series[it->second].points.push_back({x, y});
+    };
+    for (const Row& r : rows) add(r.chapter, false, chart_size(r.shape), r.gflops);
+    for (const Row& r : rows)
+        if (!r.yardstick.empty()) add(r.yardstick, true, chart_size(r.shape), r.yardstick_gflops);
+    return svg_chart(title, series);
+}
+
+}  // namespace gemm

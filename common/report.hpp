@@ -1,0 +1,57 @@
+// What a run leaves behind: a table on stdout, a CSV with a fixed schema, an SVG chart.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "chapter.hpp"
+#include "problem.hpp"
+
+namespace gemm {
+
+// One line of results: one chapter at one shape. The CSV columns, in order, are documented in
+// docs/harness.md and are exactly csv_header().
+struct Row {
+    std::string device, chapter, precision;
+    Shape shape;
+    float alpha = 1.0f, beta = 0.0f;
+    unsigned long long seed = 0;
+    int reps = 0;
+    double ms_median = 0, ms_min = 0, gflops = 0;
+    std::string yardstick;            // "cuBLAS cublasSgemm", "OpenBLAS cblas_sgemm", "" when not run
+    double yardstick_ms_median = 0, yardstick_gflops = 0, pct_of_yardstick = 0;
+    std::string check = "off";        // full | sample | off
+    double max_abs_err = 0, max_rel_err = 0;
+    unsigned long long bad_elements = 0;
+    bool pass = true;
+};
+
+double gflops(const Shape& s, double ms);  // 2*M*N*K / time
+
+std::string csv_header();
+std::string csv_line(const Row& r);
+// Writes header + rows. Throws std::runtime_error naming the path when it cannot.
+void write_csv(const std::string& path, const std::vector<Row>& rows);
+// Reads a file written by write_csv. Throws std::runtime_error naming the path and line.
+std::vector<Row> read_csv(const std::string& path);
+
+std::string table_header();
+std::string table_line(const Row& r);
+
+// A line on a chart: points are (size, GFLOPS); size is the cube root of M*N*K.
+struct Series {
+    std::string name;
+    std::vector<std::pair<double, double>> points;
+    bool dashed = false;  // yardsticks are dashed
+};
+double chart_size(const Shape& s);
+
+// A self-contained SVG: log2 size axis, GFLOPS axis (linear from 0, or log10 when log_y),
+// ticks, labels, a legend and the title.
+std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y = false);
+// The chapter's chart: its own GFLOPS and, where timed, the yardstick's.
+std::string chapter_chart(const std::string& title, const std::vector<Row>& rows);
+void write_text(const std::string& path, const std::string& text);
+
+}  // namespace gemm

@@ -1,0 +1,56 @@
+// The loop every chapter binary runs: parse, validate, then for each size check, time and report.
+// The CPU and GPU chapters differ only in their Backend (where inputs live and how time is taken).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "chapter.hpp"
+#include "options.hpp"
+#include "problem.hpp"
+
+namespace gemm {
+
+// No device this chapter can run on. The message is one plain sentence; the binary exits with 77.
+struct NoDevice : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string device_name() const = 0;    // goes into the CSV and the chart title
+    virtual std::string device_report() const = 0;  // printed before the results
+    virtual std::string yardstick_name() const = 0; // "" when there is none to compare with
+    // Throws UsageError when the problem cannot fit in memory.
+    virtual void check_fits(const Problem& p) const = 0;
+    // Makes these inputs current: the next calls run on them.
+    virtual void load(const HostProblem& hp) = 0;
+    // Sets C to c_init, runs the chapter once, returns C (all ldc columns of every row).
+    virtual std::vector<float> run_once(const std::vector<float>& c_init) = 0;
+    // Milliseconds of each timed repetition (after `warmup` untimed ones).
+    virtual std::vector<double> time_chapter(int warmup, int reps) = 0;
+    virtual std::vector<double> time_yardstick(int warmup, int reps) = 0;
+};
+
+using BackendFactory = std::function<std::unique_ptr<Backend>(const Options&)>;
+
+// Returns the exit code: 0 every check passed, 1 a check failed, 2 usage, 77 no usable device.
+int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precision,
+                const BackendFactory& make_backend);
+
+// Auto resolves to full up to 2^30 multiply-adds (and 2^26 elements of C), sample above.
+CheckMode resolve_check(CheckMode mode, const Shape& s);
+
+// Runs the check `mode` (Full or Sample) of one kernel output.
+CheckResult check_output(CheckMode mode, const HostProblem& hp, const std::vector<float>& C);
+
+double median(std::vector<double> v);
+
+// Bytes of host memory this process may still use (MemAvailable), 0 when unknown.
+unsigned long long host_available_bytes();
+
+}  // namespace gemm

@@ -1,0 +1,119 @@
+// The gpu suite: the cuBLAS yardsticks, the device report and every GPU chapter against the
+// double-precision reference on awkward shapes. Without a GPU the whole binary reports SKIP (exit
+// 77) unless GEMM_REQUIRE_GPU=1, which turns a missing GPU into a failure.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cases.hpp"
+#include "harness_gpu.cuh"
+
+#include "03_cuda_naive/kernel.cuh"
+#include "04_cuda_coalesced/kernel.cuh"
+#include "05_cuda_smem_tiled/kernel.cuh"
+#include "06_cuda_register_tiled/kernel.cuh"
+#include "07_cuda_warp_tiled/kernel.cuh"
+#include "08_wmma_naive/kernel.cuh"
+#include "09_wmma_smem/kernel.cuh"
+#include "10_wmma_double_buffered/kernel.cuh"
+
+namespace {
+
+template <class Fn>
+void check_all(Fn fn, bool include_large) {
+    std::vector<gemm::Problem> cases = gemm_tests::small_cases();
+    if (include_large)
+        for (const gemm::Problem& p : gemm_tests::large_cases()) cases.push_back(p);
+    for (const gemm::Problem& p : cases) {
+        CAPTURE(gemm_tests::name(p));
+        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
+        CHECK_MESSAGE(r.pass, r.summary());
+    }
+}
+
+// A view into a bigger matrix: base pointers one element past a 16-byte boundary, with leading
+// dimensions that are multiples of 8 (so only the pointers betray the misalignment) and odd ones.
+template <class Fn>
+void check_misaligned_views(Fn fn) {
+    for (gemm::Problem p : {gemm_tests::make(96, 128, 64, 64, 128, 128, 1.0f, 0.5f),
+                            gemm_tests::make(97, 101, 103, 105, 107, 109, 1.0f, 0.5f),
+                            gemm_tests::make(300, 260, 270, 280, 264, 272)}) {
+        p.view_offset = 1;
+        CAPTURE(gemm_tests::name(p));
+        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
+        CHECK_MESSAGE(r.pass, r.summary());
+    }
+}
+
+}  // namespace
+
+TEST_SUITE("device") {
+    TEST_CASE("the device report names the GPU and its peaks") {
+        int dev = 0;
+        GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+        std::string report = gemm::device_report(dev);
+        cudaDeviceProp prop{};
+        GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+        CHECK(report.find(prop.name) != std::string::npos);
+        CHECK(report.find("compute capability") != std::string::npos);
+        CHECK(report.find("SMs") != std::string::npos);
+        CHECK(report.find("fp32 CUDA cores") != std::string::npos);
+        CHECK(report.find("fp16 tensor cores") != std::string::npos);
+        CHECK(report.find("GB/s") != std::string::npos);
+    }
+
+    TEST_CASE("host and device agree on fp16 rounding") {
+        for (float x : {0.1f, -0.333333f, 1.0009765625f, 3e-6f, 7e-8f, 1234.567f, -65519.0f}) {
+            CAPTURE(x);
+            CHECK(gemm::round_to_half(x) == __half2float(__float2half_rn(x)));
+        }
+    }
+}
+
+TEST_SUITE("yardsticks") {
+    TEST_CASE("cuBLAS SGEMM (row-major through the column-major trick)") {
+        check_all(gemm::cublas_sgemm, true);
+        check_misaligned_views(gemm::cublas_sgemm);
+    }
+    TEST_CASE("cuBLAS GemmEx fp16 in, fp32 accumulate") {
+        check_all(gemm::cublas_hgemm, true);
+        check_misaligned_views(gemm::cublas_hgemm);
+    }
+}
+
+TEST_SUITE("chapters") {
+    TEST_CASE("03_cuda_naive") { check_all(ch03::gemm, true); check_misaligned_views(ch03::gemm); }
+    TEST_CASE("04_cuda_coalesced") { check_all(ch04::gemm, true); check_misaligned_views(ch04::gemm); }
+    TEST_CASE("05_cuda_smem_tiled") { check_all(ch05::gemm, true); check_misaligned_views(ch05::gemm); }
+    TEST_CASE("06_cuda_register_tiled") {
+        check_all(ch06::gemm, true);
+        check_misaligned_views(ch06::gemm);
+    }
+    TEST_CASE("07_cuda_warp_tiled") { check_all(ch07::gemm, true); check_misaligned_views(ch07::gemm); }
+    TEST_CASE("08_wmma_naive") { check_all(ch08::gemm, true); check_misaligned_views(ch08::gemm); }
+    TEST_CASE("09_wmma_smem") { check_all(ch09::gemm, true); check_misaligned_views(ch09::gemm); }
+    TEST_CASE("10_wmma_double_buffered") {
+        check_all(ch10::gemm, true);
+        check_misaligned_views(ch10::gemm);
+    }
+}
+
+int main(int argc, char** argv) {
+    std::string why;
+    if (!gemm::cuda_device_available(&why)) {
+        const char* req = std::getenv("GEMM_REQUIRE_GPU");
+        if (req && std::strcmp(req, "0") != 0 && *req) {
+            std::cerr << "GEMM_REQUIRE_GPU is set but " << why << "\n";
+            return 1;
+        }
+        std::cout << "skipped: " << why << "\n";
+        return 77;
+    }
+    doctest::Context ctx(argc, argv);
+    return ctx.run();
+}

@@ -1,0 +1,533 @@
+// The harness itself: the command line, inputs, the reference, the comparison, CSV and SVG.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "problem.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+
+using namespace gemm;
+
+namespace {
+
+Options parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "prog");
+    return parse_options(int(args.size()), args.data());
+}
+
+// The message of the UsageError that parsing `args` throws ("" if it does not throw).
+std::string usage_error(std::vector<const char*> args) {
+    try {
+        parse(args);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// C computed in float by the plain loop, summing k in the order `order` gives.
+template <class Order>
+std::vector<float> float_gemm(const HostProblem& hp, Order order) {
+    const Problem& p = hp.p;
+    std::vector<float> C = initial_C(hp);
+    for (int i = 0; i < p.shape.M; ++i)
+        for (int j = 0; j < p.shape.N; ++j) {
+            float acc = 0.0f;
+            for (int t = 0; t < p.shape.K; ++t) {
+                int k = order(t, p.shape.K);
+                acc += hp.A[std::size_t(i) * p.lda + k] * hp.B[std::size_t(k) * p.ldb + j];
+            }
+            float& c = C[std::size_t(i) * p.ldc + j];
+            c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * hp.C0[std::size_t(i) * p.ldc + j];
+        }
+    return C;
+}
+int forward(int t, int) { return t; }
+int backward(int t, int K) { return K - 1 - t; }
+
+Problem problem(int M, int N, int K, float alpha = 1.0f, float beta = 0.0f) {
+    Problem p;
+    p.shape = {M, N, K};
+    p.alpha = alpha;
+    p.beta = beta;
+    return p;
+}
+
+// A problem with hand-written inputs (no padding).
+HostProblem by_hand(int M, int N, int K, std::vector<float> A, std::vector<float> B,
+                    std::vector<float> C0, float alpha, float beta) {
+    HostProblem hp;
+    hp.p = problem(M, N, K, alpha, beta).resolved();
+    hp.A = A;
+    hp.B = B;
+    hp.C0 = C0;
+    return hp;
+}
+
+}  // namespace
+
+TEST_SUITE("options") {
+    TEST_CASE("defaults") {
+        Options o = parse({});
+        CHECK(o.sizes.empty());
+        CHECK(o.reps == 20);
+        CHECK(o.warmup == 3);
+        CHECK(o.alpha == 1.0f);
+        CHECK(o.beta == 0.0f);
+        CHECK(o.seed == 2024);
+        CHECK(o.check == CheckMode::Auto);
+        CHECK(o.baseline);
+        CHECK(o.out_dir == "plots/latest");
+        CHECK(o.device == 0);
+        CHECK_FALSE(o.help);
+    }
+
+    TEST_CASE("every flag") {
+        Options o = parse({"--sizes", "256,1000x1001x999,0x3x4", "--reps", "7", "--warmup=0",
+                           "--alpha", "-1.5", "--beta", "0.25", "--seed", "99", "--check", "sample",
+                           "--no-baseline", "--out", "/tmp/x", "--device", "1", "--help"});
+        REQUIRE(o.sizes.size() == 3);
+        CHECK(o.sizes[0] == Shape(256));
+        CHECK(o.sizes[1] == Shape(1000, 1001, 999));
+        CHECK(o.sizes[2] == Shape(0, 3, 4));
+        CHECK(o.reps == 7);
+        CHECK(o.warmup == 0);
+        CHECK(o.alpha == -1.5f);
+        CHECK(o.beta == 0.25f);
+        CHECK(o.seed == 99);
+        CHECK(o.check == CheckMode::Sample);
+        CHECK_FALSE(o.baseline);
+        CHECK(o.out_dir == "/tmp/x");
+        CHECK(o.device == 1);
+        CHECK(o.help);
+        CHECK(parse({"--check", "full"}).check == CheckMode::Full);
+        CHECK(parse({"--check", "off"}).check == CheckMode::Off);
+    }
+
+    TEST_CASE("shape names") {
+        CHECK(Shape(1024).str() == "1024");
+        CHECK(Shape(1000, 1001, 999).str() == "1000x1001x999");
+        CHECK(parse_shape("7x7x7") == Shape(7));
+    }
+
+    TEST_CASE("bad input names what is wrong") {
+        struct Bad {
+            std::vector<const char*> args;
+            const char* must_mention;
+        };
+        const std::vector<Bad> bad = {
+            {{"--bogus"}, "unknown argument '--bogus'"},
+            {{"-x"}, "unknown argument '-x'"},
+            {{"512"}, "unknown argument '512'"},
+            {{"--sizes", "0x-1"}, "negative"},
+            {{"--sizes", "0x-1x5"}, "negative"},
+            {{"--sizes", "12a"}, "'12a'"},
+            {{"--sizes", "abc"}, "'abc'"},
+            {{"--sizes", "1x2"}, "MxNxK"},
+            {{"--sizes", "1x2x3x4"}, "MxNxK"},
+            {{"--sizes", "64,,128"}, "empty entry"},
+            {{"--sizes", ""}, "--sizes"},
+            {{"--sizes", "99999999999"}, "does not fit"},
+            {{"--sizes", "99999999999999999999999"}, "out of range"},
+            {{"--sizes", "3000000000"}, "does not fit"},
+            {{"--sizes", "1e3"}, "'1e3'"},
+            {{"--reps", "ten"}, "--reps"},
+            {{"--reps", "0"}, "outside [1"},
+            {{"--reps", "-3"}, "outside [1"},
+            {{"--warmup", "-1"}, "--warmup"},
+            {{"--reps"}, "needs a value"},
+            {{"--alpha", "x"}, "--alpha"},
+            {{"--alpha", "nan"}, "not a finite"},
+            {{"--beta", "1e99"}, "not a finite"},
+            {{"--beta", "0.5q"}, "--beta"},
+            {{"--seed", "-1"}, "--seed"},
+            {{"--check", "most"}, "full, sample, off or auto"},
+            {{"--device", "x"}, "--device"},
+            {{"--no-baseline=1"}, "takes no value"},
+            {{"--out", ""}, "--out"},
+        };
+        for (const Bad& b : bad) {
+            std::string joined;
+            for (const char* a : b.args) joined += std::string(a) + " ";
+            CAPTURE(joined);
+            std::string msg = usage_error(b.args);
+            REQUIRE_FALSE(msg.empty());
+            CHECK(msg.find(b.must_mention) != std::string::npos);
+        }
+    }
+
+    TEST_CASE("auto check: full for small, sampled for large") {
+        CHECK(resolve_check(CheckMode::Auto, Shape(1024)) == CheckMode::Full);
+        CHECK(resolve_check(CheckMode::Auto, Shape(1025)) == CheckMode::Sample);
+        CHECK(resolve_check(CheckMode::Auto, Shape(1 << 14, 1 << 14, 1)) == CheckMode::Sample);
+        CHECK(resolve_check(CheckMode::Off, Shape(4)) == CheckMode::Off);
+    }
+}
+
+TEST_SUITE("inputs") {
+    TEST_CASE("seeded, signed, reproducible, padded") {
+        Problem p = problem(9, 11, 13);
+        p.lda = 16;
+        p.ldb = 12;
+        p.ldc = 15;
+        HostProblem a = make_inputs(p), b = make_inputs(p);
+        p.seed = 7;
+        HostProblem c = make_inputs(p);
+        bool any_negative = false, all_in_range = true, differs = false;
+        for (int i = 0; i < 9; ++i)
+            for (int k = 0; k < 13; ++k) {
+                float v = a.A[i * 16 + k];
+                any_negative |= v < 0;
+                all_in_range &= v >= -1.0f && v < 1.0f;
+                CHECK(v == b.A[i * 16 + k]);
+                differs |= v != c.A[i * 16 + k];
+            }
+        CHECK(any_negative);
+        CHECK(all_in_range);
+        CHECK(differs);
+        CHECK(std::isnan(a.A[13]));  // padding of A
+        CHECK(std::isnan(a.B[11]));  // padding of B
+        CHECK(a.C0[11] == kPaddingSentinel);
+        // The first element does not depend on the shape: same seed, same matrices everywhere.
+        CHECK(make_inputs(problem(2, 2, 2)).A[0] == make_inputs(problem(50, 3, 9)).A[0]);
+    }
+
+    TEST_CASE("fp16 inputs are exactly representable in half") {
+        Problem p = problem(8, 8, 8);
+        p.precision = Precision::F16;
+        HostProblem hp = make_inputs(p);
+        bool some_rounded = false;
+        HostProblem f32 = make_inputs(problem(8, 8, 8));
+        for (std::size_t i = 0; i < hp.A.size(); ++i) {
+            CHECK(round_to_half(hp.A[i]) == hp.A[i]);
+            some_rounded |= hp.A[i] != f32.A[i];
+        }
+        CHECK(some_rounded);
+    }
+
+    TEST_CASE("round_to_half: ties to even, subnormals, overflow") {
+        CHECK(round_to_half(1.0f) == 1.0f);
+        CHECK(round_to_half(1.0f + std::ldexp(1.0f, -11)) == 1.0f);  // tie: to even
+        CHECK(round_to_half(1.0f + 3 * std::ldexp(1.0f, -11)) == 1.0f + std::ldexp(1.0f, -9));
+        CHECK(round_to_half(-0.333333f) == -0.333251953125f);
+        CHECK(round_to_half(65504.0f) == 65504.0f);
+        CHECK(std::isinf(round_to_half(65520.0f)));
+        CHECK(round_to_half(std::ldexp(1.0f, -24)) == std::ldexp(1.0f, -24));  // smallest subnormal
+        CHECK(round_to_half(std::ldexp(1.0f, -25)) == 0.0f);                   // tie: to even (0)
+        CHECK(round_to_half(3 * std::ldexp(1.0f, -26)) == std::ldexp(1.0f, -24));
+    }
+
+    TEST_CASE("poisoned C: NaN where the kernel must write, sentinel in padding, C0 if beta != 0") {
+        Problem p = problem(3, 4, 5);
+        p.ldc = 6;
+        HostProblem hp = make_inputs(p);
+        std::vector<float> C = initial_C(hp);
+        CHECK(std::isnan(C[0]));
+        CHECK(std::isnan(C[2 * 6 + 3]));
+        CHECK(C[4] == kPaddingSentinel);
+        p.beta = 0.5f;
+        HostProblem hb = make_inputs(p);
+        CHECK(initial_C(hb) == hb.C0);
+    }
+
+    TEST_CASE("leading dimensions are validated") {
+        Problem p = problem(4, 4, 4);
+        p.lda = 3;
+        CHECK_THROWS_AS(p.resolved(), std::invalid_argument);
+        Problem big = problem(50000, 50000, 1);
+        CHECK_THROWS_WITH_AS(big.resolved(), doctest::Contains("2^31"), std::invalid_argument);
+    }
+}
+
+TEST_SUITE("reference") {
+    TEST_CASE("hand-computed 2x2x2 with alpha and beta") {
+        HostProblem hp = by_hand(2, 2, 2, {1, 2, 3, 4}, {5, 6, 7, 8}, {1, 1, 1, -2}, 2.0f, 0.5f);
+        std::vector<double> e, s;
+        reference_gemm(hp, e, s);
+        CHECK(e == std::vector<double>{2 * 19 + 0.5, 2 * 22 + 0.5, 2 * 43 + 0.5, 2 * 50 - 1.0});
+        CHECK(s == std::vector<double>{38.5, 44.5, 86.5, 101.0});
+    }
+
+    TEST_CASE("hand-computed non-square 2x3x1 and K = 0") {
+        HostProblem hp = by_hand(2, 3, 1, {2, -1}, {1, 2, 3}, {9, 9, 9, 9, 9, 9}, 1.0f, 0.0f);
+        std::vector<double> e, s;
+        reference_gemm(hp, e, s);
+        CHECK(e == std::vector<double>{2, 4, 6, -1, -2, -3});  // beta = 0 ignores C0
+
+        HostProblem k0 = by_hand(1, 2, 0, {}, {}, {3, -4}, 7.0f, 0.5f);
+        reference_gemm(k0, e, s);
+        CHECK(e == std::vector<double>{1.5, -2.0});
+    }
+}
+
+TEST_SUITE("compare") {
+    TEST_CASE("honest float rounding passes, in any summation order") {
+        for (int K : {1, 7, 100, 4096}) {
+            CAPTURE(K);
+            HostProblem hp = make_inputs(problem(24, 20, K, 1.5f, -0.5f));
+            for (auto order : {forward, backward}) {
+                CheckResult r = check_full(hp, float_gemm(hp, order));
+                CHECK_MESSAGE(r.pass, r.summary());
+                CHECK(r.checked == 24u * 20u);
+                if (K > 1) CHECK(r.max_abs_err > 0.0);  // float really differs from double
+            }
+        }
+    }
+
+    TEST_CASE("the tolerance grows with K and is tighter for fp32 than for tensor cores") {
+        CHECK(tolerance(Precision::F32, 4096, 1.0) > tolerance(Precision::F32, 64, 1.0));
+        CHECK(tolerance(Precision::F16, 64, 1.0) > tolerance(Precision::F32, 64, 1.0));
+        CHECK(tolerance(Precision::F32, 4096, 1000.0) < 0.02);
+    }
+
+    TEST_CASE("one wrong element among a million is found, with its position") {
+        HostProblem hp = make_inputs(problem(1024, 1024, 4));
+        std::vector<float> C = float_gemm(hp, forward);
+        REQUIRE(check_full(hp, C).pass);
+        C[std::size_t(700) * 1024 + 333] += 1e-3f;
+        CheckResult r = check_full(hp, C);
+        CHECK_FALSE(r.pass);
+        CHECK(r.bad == 1);
+        CHECK(r.bad_row == 700);
+        CHECK(r.bad_col == 333);
+        CHECK(r.reason == "out of tolerance");
+        CHECK(r.summary().find("(row 700, col 333)") != std::string::npos);
+    }
+
+    TEST_CASE("NaN and Inf always fail") {
+        HostProblem hp = make_inputs(problem(8, 8, 8));
+        std::vector<float> C = float_gemm(hp, forward);
+        C[9] = std::numeric_limits<float>::quiet_NaN();
+        CheckResult r = check_full(hp, C);
+        CHECK_FALSE(r.pass);
+        CHECK(r.bad_row == 1);
+        CHECK(r.bad_col == 1);
+        C[9] = std::numeric_limits<float>::infinity();
+        CHECK_FALSE(check_full(hp, C).pass);
+    }
+
+    TEST_CASE("an element the kernel never wrote keeps its NaN poison and fails") {
+        HostProblem hp = make_inputs(problem(16, 16, 16));
+        std::vector<float> good = float_gemm(hp, forward);
+        std::vector<float> C = initial_C(hp);
+        for (std::size_t i = 0; i < C.size(); ++i)
+            if (i != 255) C[i] = good[i];  // the last element stays unwritten
+        CheckResult r = check_full(hp, C);
+        CHECK_FALSE(r.pass);
+        CHECK(r.bad_row == 15);
+        CHECK(r.bad_col == 15);
+        CHECK(r.reason.find("NaN") != std::string::npos);
+    }
+
+    TEST_CASE("writing into the padding of C fails") {
+        Problem p = problem(5, 6, 7);
+        p.ldc = 9;
+        HostProblem hp = make_inputs(p);
+        std::vector<float> C = float_gemm(hp, forward);
+        REQUIRE(check_full(hp, C).pass);
+        C[2 * 9 + 7] = 0.0f;
+        CheckResult r = check_full(hp, C);
+        CHECK_FALSE(r.pass);
+        CHECK(r.bad_row == 2);
+        CHECK(r.bad_col == 7);
+        CHECK(r.reason.find("padding") != std::string::npos);
+    }
+
+    TEST_CASE("a result that ignores beta * C fails") {
+        HostProblem hp = make_inputs(problem(12, 12, 12, 1.0f, 1.0f));
+        Problem no_beta = hp.p;
+        no_beta.beta = 0.0f;
+        HostProblem wrong = hp;
+        wrong.p = no_beta;
+        CHECK_FALSE(check_full(hp, float_gemm(wrong, forward)).pass);
+    }
+}
+
+TEST_SUITE("sampled check") {
+    TEST_CASE("passes a right answer and agrees with the full check") {
+        HostProblem hp = make_inputs(problem(300, 200, 50, 0.5f, 2.0f));
+        std::vector<float> C = float_gemm(hp, backward);
+        CheckResult s = check_sampled(hp, C, 500);
+        CHECK_MESSAGE(s.pass, s.summary());
+        CHECK(s.mode == "sample");
+        CHECK(s.checked >= 500);
+        CHECK(s.checked < 300u * 200u);
+        CHECK(check_full(hp, C).pass);
+    }
+
+    TEST_CASE("finds a wrong last row or column (edge tiles)") {
+        HostProblem hp = make_inputs(problem(300, 200, 50));
+        std::vector<float> C = float_gemm(hp, forward);
+        std::vector<float> bad_row = C, bad_col = C;
+        for (int j = 0; j < 200; ++j) bad_row[299 * 200 + j] *= 1.01f;
+        for (int i = 0; i < 300; ++i) bad_col[i * 200 + 199] += 0.1f;
+        CheckResult r = check_sampled(hp, bad_row, 10);
+        CHECK_FALSE(r.pass);
+        CHECK(r.bad_row == 299);
+        CHECK_FALSE(check_sampled(hp, bad_col, 10).pass);
+    }
+
+    TEST_CASE("finds one unwritten element anywhere, sampled or not") {
+        HostProblem hp = make_inputs(problem(300, 200, 50));
+        std::vector<float> C = float_gemm(hp, forward);
+        C[123 * 200 + 45] = std::numeric_limits<float>::quiet_NaN();
+        CheckResult r = check_sampled(hp, C, 10);
+        CHECK_FALSE(r.pass);
+        CHECK(r.bad == 1);
+        CHECK(r.bad_row == 123);
+        CHECK(r.bad_col == 45);
+    }
+
+    TEST_CASE("finds a wrong random element with enough samples") {
+        HostProblem hp = make_inputs(problem(64, 64, 32));
+        std::vector<float> C = float_gemm(hp, forward);
+        for (int i = 10; i < 20; ++i)
+            for (int j = 10; j < 20; ++j) C[i * 64 + j] = -C[i * 64 + j] + 1.0f;  // a wrong tile
+        CHECK_FALSE(check_sampled(hp, C, 2000).pass);
+    }
+}
+
+TEST_SUITE("output") {
+    Row sample_row() {
+        Row r;
+        r.device = "Test \"GPU\", rev 2";
+        r.chapter = "99_test";
+        r.precision = "fp32";
+        r.shape = Shape(1000, 1001, 999);
+        r.alpha = 1.5f;
+        r.beta = 0.0f;
+        r.seed = 2024;
+        r.reps = 20;
+        r.ms_median = 1.25;
+        r.ms_min = 1.0;
+        r.gflops = gflops(r.shape, r.ms_median);
+        r.yardstick = "cuBLAS cublasSgemm";
+        r.yardstick_ms_median = 1.0;
+        r.yardstick_gflops = gflops(r.shape, 1.0);
+        r.pct_of_yardstick = 80.0;
+        r.check = "full";
+        r.max_abs_err = 1e-6;
+        r.max_rel_err = 1e-7;
+        r.bad_elements = 0;
+        r.pass = true;
+        return r;
+    }
+
+    TEST_CASE("GFLOPS is 2*M*N*K / time") {
+        CHECK(gflops(Shape(1000), 2.0) == doctest::Approx(1000.0));
+        CHECK(gflops(Shape(0, 5, 5), 1.0) == 0.0);
+    }
+
+    TEST_CASE("the CSV schema is fixed") {
+        CHECK(csv_header() ==
+              "device,chapter,precision,M,N,K,alpha,beta,seed,reps,ms_median,ms_min,gflops,"
+              "yardstick,yardstick_ms_median,yardstick_gflops,pct_of_yardstick,check,max_abs_err,"
+              "max_rel_err,bad_elements,pass");
+    }
+
+    TEST_CASE("CSV round trip, quoting included") {
+        const std::string path = "test_roundtrip.csv";
+        Row a = sample_row(), b = sample_row();
+        b.shape = Shape(64);
+        b.pass = false;
+        b.bad_elements = 3;
+        b.yardstick = "";
+        write_csv(path, {a, b});
+        std::vector<Row> back = read_csv(path);
+        REQUIRE(back.size() == 2);
+        CHECK(back[0].device == a.device);
+        CHECK(back[0].shape == a.shape);
+        CHECK(back[0].gflops == doctest::Approx(a.gflops));
+        CHECK(back[0].alpha == 1.5f);
+        CHECK(back[0].pass);
+        CHECK(back[1].shape == Shape(64));
+        CHECK_FALSE(back[1].pass);
+        CHECK(back[1].bad_elements == 3);
+        CHECK(back[1].yardstick.empty());
+        std::remove(path.c_str());
+    }
+
+    TEST_CASE("reading a CSV that is not ours fails with the file and line") {
+        write_text("test_bad.csv", "a,b,c\n1,2,3\n");
+        CHECK_THROWS_WITH(read_csv("test_bad.csv"), doctest::Contains("test_bad.csv:1"));
+        write_text("test_bad.csv", csv_header() + "\n1,2,3\n");
+        CHECK_THROWS_WITH(read_csv("test_bad.csv"), doctest::Contains("test_bad.csv:2"));
+        std::remove("test_bad.csv");
+        CHECK_THROWS(read_csv("no_such_file.csv"));
+    }
+
+    // Checks that every tag is closed in order; returns "" or what is wrong.
+    std::string xml_problem(const std::string& s) {
+        std::vector<std::string> open;
+        std::size_t i = 0;
+        while ((i = s.find('<', i)) != std::string::npos) {
+            std::size_t end = s.find('>', i);
+            if (end == std::string::npos) return "unterminated tag";
+            std::string tag = s.substr(i + 1, end - i - 1);
+            i = end + 1;
+            if (tag.empty()) return "empty tag";
+            if (tag[0] == '?' || tag[0] == '!') continue;
+            if (tag.back() == '/') continue;  // self-closing
+            if (tag[0] == '/') {
+                std::string name = tag.substr(1);
+                if (open.empty() || open.back() != name) return "unbalanced </" + name + ">";
+                open.pop_back();
+            } else {
+                open.push_back(tag.substr(0, tag.find_first_of(" \t\n")));
+            }
+        }
+        if (!open.empty()) return "unclosed <" + open.back() + ">";
+        std::size_t amp = 0;
+        while ((amp = s.find('&', amp)) != std::string::npos) {
+            std::size_t semi = s.find(';', amp);
+            if (semi == std::string::npos || semi - amp > 6) return "raw &";
+            ++amp;
+        }
+        return "";
+    }
+
+    TEST_CASE("the SVG chart is well-formed and holds every series and point") {
+        Row a = sample_row(), b = sample_row(), c = sample_row();
+        a.shape = Shape(256);
+        b.shape = Shape(1024);
+        c.shape = Shape(4096);
+        c.gflops = 50000;
+        std::string svg = chapter_chart("99_test on <GPU> & co", {a, b, c});
+        CHECK(xml_problem(svg) == "");
+        CHECK(svg.rfind("<svg", 0) == 0);
+        CHECK(svg.find("99_test on &lt;GPU&gt; &amp; co") != std::string::npos);
+        CHECK(svg.find("data-name=\"99_test\"") != std::string::npos);
+        CHECK(svg.find("data-name=\"cuBLAS cublasSgemm\"") != std::string::npos);
+        CHECK(svg.find("stroke-dasharray") != std::string::npos);  // the yardstick is dashed
+        std::size_t circles = 0, at = 0;
+        while ((at = svg.find("<circle", at)) != std::string::npos) ++circles, ++at;
+        CHECK(circles == 6);
+        CHECK(svg.find(">256<") != std::string::npos);    // log2 ticks
+        CHECK(svg.find(">4.1k<") != std::string::npos);
+        CHECK(svg.find("GFLOPS") != std::string::npos);
+        CHECK(svg.find("log2") != std::string::npos);
+    }
+
+    TEST_CASE("a chart with no points is still a valid, labelled frame") {
+        std::string svg = svg_chart("empty", {}, true);
+        CHECK(xml_problem(svg) == "");
+        CHECK(svg.find("empty") != std::string::npos);
+    }
+
+    TEST_CASE("the table line says PASS, FAIL or unchecked") {
+        Row r = sample_row();
+        CHECK(table_line(r).find("PASS") != std::string::npos);
+        CHECK(table_line(r).find("1000x1001x999") != std::string::npos);
+        r.pass = false;
+        CHECK(table_line(r).find("FAIL") != std::string::npos);
+        r.check = "off";
+        CHECK(table_line(r).find("unchecked") != std::string::npos);
+    }
+}
