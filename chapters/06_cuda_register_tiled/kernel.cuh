@@ -1,0 +1,222 @@
+// Chapter 06: register tiling. Each thread computes a (TM, TN) = (8, 8) tile of C in registers.
+// New vs 05: per k, a thread reads a column of TM values of the A tile and a row of TN values
+// of the B tile into registers and does TM*TN FMAs with them (an outer product), so each value
+// read from shared memory feeds TN (or TM) FMAs instead of one. A is stored transposed, (BK, BM),
+// so both fragments are contiguous and read as float4; global loads are float4 too.
+// Napkin math: smem reads per FMA drop from 2 to (TM+TN)/(TM*TN) = 1/4; global traffic is
+// MNK(1/BM + 1/BN) floats = 32 FLOP/byte at 128x128 (05: 8).
+// Preconditions: none (grid limit: M <= 65535 * BM). float4 loads need lda, ldb, ldc, K, N % 4
+// == 0 and 16-byte aligned pointers: checked at run time, else the same kernel, scalar loads.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.cuh"
+
+namespace ch06 {
+
+template <int BM_, int BN_, int BK_, int TM_, int TN_>
+struct Config {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_;     // block tile (BM, BN), k step BK
+    static constexpr int TM = TM_, TN = TN_;               // thread tile (TM, TN)
+    static constexpr int THREADS = (BM / TM) * (BN / TN);  // one thread per thread tile
+    static constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4 chunks of A per thread and step
+    static constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4 chunks of B per thread and step
+    static_assert(BM % TM == 0 && BN % TN == 0, "thread tiles must tile the block tile");
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read from shared memory as float4");
+    static_assert(BK % 4 == 0 && BN % 4 == 0, "tiles are copied in float4 chunks along k (A), n (B)");
+    static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
+                  "every thread copies the same number of chunks");
+    static_assert(THREADS % 32 == 0 && THREADS <= 1024, "whole warps, at most 1024 threads");
+};
+
+// Candidates for the H100 sweep; gemm() uses Default.
+namespace configs {
+using c128x128x8 = Config<128, 128, 8, 8, 8>;    // 256 threads
+using c128x128x16 = Config<128, 128, 16, 8, 8>;  // 256 threads, half the barriers per k
+using c128x64x8 = Config<128, 64, 8, 8, 8>;      // 128 threads: more blocks for mid sizes
+using c64x64x8 = Config<64, 64, 8, 8, 8>;        // 64 threads
+using Default = c128x128x16;
+}  // namespace configs
+
+// p[0..3] of one row as a float4. Entries at column >= cols, or all four when the row is
+// outside the matrix, are 0 (so edge tiles add nothing). VEC: cols % 4 == 0 and p is 16-byte
+// aligned, so the chunk is wholly inside or wholly outside: one predicated 128-bit load.
+template <bool VEC>
+static __device__ __forceinline__ float4 load4(const float* p, bool row_ok, int col, int cols) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (VEC) return (row_ok && col < cols) ? *reinterpret_cast<const float4*>(p) : v;
+    if (!row_ok) return v;
+    if (col + 0 < cols) v.x = p[0];
+    if (col + 1 < cols) v.y = p[1];
+    if (col + 2 < cols) v.z = p[2];
+    if (col + 3 < cols) v.w = p[3];
+    return v;
+}
+
+// p[0..3] = alpha * v + beta * p[0..3], only for columns < cols. beta == 0 never reads C
+// (it may hold garbage: NaN * 0 = NaN).
+template <bool VEC>
+static __device__ __forceinline__ void store4(float* p, int col, int cols, float4 v, float alpha,
+                                              float beta) {
+    v = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    if (VEC) {  // cols % 4 == 0: the chunk is wholly inside or wholly outside
+        if (col >= cols) return;
+        if (beta != 0.0f) {
+            const float4 c = *reinterpret_cast<const float4*>(p);
+            v = make_float4(v.x + beta * c.x, v.y + beta * c.y, v.z + beta * c.z, v.w + beta * c.w);
+        }
+        *reinterpret_cast<float4*>(p) = v;
+        return;
+    }
+    const float r[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+        if (col + q < cols) p[q] = (beta == 0.0f) ? r[q] : r[q] + beta * p[q];
+}
+
+// This thread's float4 chunks of the (BM, BK) tile of A and the (BK, BN) tile of B at step k0,
+// global -> registers. Consecutive threads take consecutive chunks of a row: coalesced.
+template <class Cfg, bool VEC>
+static __device__ __forceinline__ void load_global(int M, int N, int K, const float* A, int lda,
+                                                   const float* B, int ldb, int m0, int n0, int k0,
+                                                   float4 (&ra)[Cfg::A_LOADS],
+                                                   float4 (&rb)[Cfg::B_LOADS]) {
+    constexpr int BK = Cfg::BK, BN = Cfg::BN, THREADS = Cfg::THREADS;
+#pragma unroll
+    for (int l = 0; l < Cfg::A_LOADS; ++l) {
+        const int c = threadIdx.x + l * THREADS;                         // chunk of (BM, BK/4)
+        const int row = m0 + c / (BK / 4), col = k0 + c % (BK / 4) * 4;  // in A
+        ra[l] = load4<VEC>(A + (row < M ? row * lda + col : 0), row < M, col, K);
+    }
+#pragma unroll
+    for (int l = 0; l < Cfg::B_LOADS; ++l) {
+        const int c = threadIdx.x + l * THREADS;                         // chunk of (BK, BN/4)
+        const int row = k0 + c / (BN / 4), col = n0 + c % (BN / 4) * 4;  // in B
+        rb[l] = load4<VEC>(B + (row < K ? row * ldb + col : 0), row < K, col, N);
+    }
+}
+
+// Registers -> shared memory. A goes in transposed, As[k][m], so that a thread's TM values
+// for one k are contiguous (float4 reads in the inner loop); B keeps its layout.
+template <class Cfg>
+static __device__ __forceinline__ void store_shared(const float4 (&ra)[Cfg::A_LOADS],
+                                                    const float4 (&rb)[Cfg::B_LOADS],
+                                                    float (*As)[Cfg::BM], float (*Bs)[Cfg::BN]) {
+    constexpr int BK = Cfg::BK, BN = Cfg::BN, THREADS = Cfg::THREADS;
+#pragma unroll
+    for (int l = 0; l < Cfg::A_LOADS; ++l) {
+        const int c = threadIdx.x + l * THREADS;
+        const int m = c / (BK / 4), k = c % (BK / 4) * 4;  // A(m, k..k+3) -> As[k..k+3][m]
+        As[k + 0][m] = ra[l].x;
+        As[k + 1][m] = ra[l].y;
+        As[k + 2][m] = ra[l].z;
+        As[k + 3][m] = ra[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < Cfg::B_LOADS; ++l) {
+        const int c = threadIdx.x + l * THREADS;
+        const int k = c / (BN / 4), n = c % (BN / 4) * 4;  // B(k, n..n+3) -> Bs[k][n..n+3]
+        *reinterpret_cast<float4*>(&Bs[k][n]) = rb[l];
+    }
+}
+
+// Fragments for one k: a = As[k][tm0 .. tm0+TM), b = Bs[k][tn0 .. tn0+TN), as float4 reads.
+template <class Cfg>
+static __device__ __forceinline__ void load_fragments(const float (*As)[Cfg::BM],
+                                                      const float (*Bs)[Cfg::BN], int k, int tm0,
+                                                      int tn0, float (&a)[Cfg::TM],
+                                                      float (&b)[Cfg::TN]) {
+#pragma unroll
+    for (int s = 0; s < Cfg::TM / 4; ++s) {
+        const float4 v = *reinterpret_cast<const float4*>(&As[k][tm0 + 4 * s]);
+        a[4 * s + 0] = v.x, a[4 * s + 1] = v.y, a[4 * s + 2] = v.z, a[4 * s + 3] = v.w;
+    }
+#pragma unroll
+    for (int s = 0; s < Cfg::TN / 4; ++s) {
+        const float4 v = *reinterpret_cast<const float4*>(&Bs[k][tn0 + 4 * s]);
+        b[4 * s + 0] = v.x, b[4 * s + 1] = v.y, b[4 * s + 2] = v.z, b[4 * s + 3] = v.w;
+    }
+}
+
+template <class Cfg, bool VEC>
+static __global__ void __launch_bounds__(Cfg::THREADS)
+    gemm_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+                const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    __shared__ __align__(16) float As[BK][BM];  // (BK, BM): the A tile, transposed
+    __shared__ __align__(16) float Bs[BK][BN];  // (BK, BN): the B tile
+
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;  // block tile origin in C
+    const int tm0 = threadIdx.x / (BN / TN) * TM;          // thread tile origin in the block tile
+    const int tn0 = threadIdx.x % (BN / TN) * TN;
+
+    float acc[TM][TN] = {};  // (TM, TN) tile of C, in registers
+
+    const int kTiles = (K + BK - 1) / BK;
+    for (int t = 0; t < kTiles; ++t) {
+        // BEGIN SOLUTION: copy step t's tiles of A and B into As (transposed) and Bs
+        float4 ra[Cfg::A_LOADS], rb[Cfg::B_LOADS];  // this thread's chunks, in flight
+        load_global<Cfg, VEC>(M, N, K, A, lda, B, ldb, m0, n0, t * BK, ra, rb);
+        store_shared<Cfg>(ra, rb, As, Bs);
+        // END SOLUTION
+        __syncthreads();  // both tiles are complete before anyone reads them
+
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            // BEGIN SOLUTION: read the fragments for this k and add their outer product to acc
+            float a[TM], b[TN];  // (TM) column of the A tile, (TN) row of the B tile
+            load_fragments<Cfg>(As, Bs, k, tm0, tn0, a, b);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+            // END SOLUTION
+        }
+        __syncthreads();  // everyone is done reading before the next step overwrites the tiles
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + tm0 + i;
+        if (row >= M) break;  // rows are increasing: the rest are past the edge too
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const int col = n0 + tn0 + j;
+            store4<VEC>(C + row * ldc + col, col, N,
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]),
+                        alpha, beta);
+        }
+    }
+}
+
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// gemm() with an explicit tile configuration (used to sweep configs::* on a new GPU).
+template <class Cfg>
+inline void gemm_cfg(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                     int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    if (M == 0 || N == 0) return;  // a zero grid dimension is a launch error
+    // float4 loads/stores need every row start 16-byte aligned (base pointers, leading dims);
+    // with K, N % 4 == 0 too, a float4 chunk never straddles the edge of a matrix.
+    const bool vec = lda % 4 == 0 && ldb % 4 == 0 && ldc % 4 == 0 && K % 4 == 0 && N % 4 == 0 &&
+                     aligned16(A) && aligned16(B) && aligned16(C);
+    const dim3 block(Cfg::THREADS);
+    const dim3 grid((N + Cfg::BN - 1) / Cfg::BN, (M + Cfg::BM - 1) / Cfg::BM);
+    if (vec)
+        gemm_kernel<Cfg, true>
+            <<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else
+        gemm_kernel<Cfg, false>
+            <<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    GEMM_CUDA_CHECK_LAUNCH();
+}
+
+inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                 float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    gemm_cfg<configs::Default>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+}  // namespace ch06

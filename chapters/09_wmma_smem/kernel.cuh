@@ -1,0 +1,213 @@
+// Chapter 09: WMMA with block tiles in shared memory and a warp tile of several fragments.
+// New vs chapter 08: a block of 8 warps computes a BM x BN = 128x128 tile of C; the A tile (BM, BK)
+// and B tile (BK, BN) are copied to shared memory once and read by every warp, and each warp keeps
+// FM x FN = 4x2 accumulator fragments, so one A fragment feeds FN mma_syncs and one B fragment FM.
+// Rows of As/Bs are padded by 8 halves so the ldmatrix behind load_matrix_sync is conflict-free.
+// One buffer: load, sync, compute, sync.
+// Napkin math: L2 -> SM traffic = 2*M*N*K*(1/BM + 1/BN) bytes = 2.1 GB at 4096^3 (17 GB in ch08):
+// 64 FLOP/byte. The copy latency that nothing overlaps is the new limit (see README).
+// Preconditions: none. 16-byte loads need lda, ldb, K, N % 8 == 0 and 16-byte aligned A and B,
+// else the same tiling loads scalars; edge tiles are zero-filled, C is written bounds-checked.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <cstdint>
+
+#include "cuda_check.cuh"
+
+namespace ch09 {
+
+namespace wmma = nvcuda::wmma;
+
+constexpr int WMMA_M = 16, WMMA_N = 16, WMMA_K = 16;  // the tensor-core tile shape of mma_sync
+constexpr int VEC = 8;                                // halves per 16-byte chunk
+
+// Block tile BM x BN, K step BK, warp tile WM x WN; MIN_BLOCKS per SM for __launch_bounds__.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int MIN_BLOCKS_>
+struct Config {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, MIN_BLOCKS = MIN_BLOCKS_;
+    static constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+    static constexpr int WARPS = WARPS_M * WARPS_N, THREADS = 32 * WARPS;
+    static constexpr int FM = WM / WMMA_M, FN = WN / WMMA_N;  // accumulator fragments per warp
+    static constexpr int PAD = 8;                             // halves = 16 bytes, see README
+    static constexpr int LDA_S = BK + PAD, LDB_S = BN + PAD;  // leading dimensions of As and Bs
+    static constexpr int LDC_S = WMMA_N + 4;                  // of a staged float fragment
+    static constexpr int A_CHUNKS = BM * BK / VEC / THREADS;  // 16-byte chunks per thread per tile
+    static constexpr int B_CHUNKS = BK * BN / VEC / THREADS;
+    static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
+    static_assert(WM % WMMA_M == 0 && WN % WMMA_N == 0, "a warp tile is whole 16x16 fragments");
+    static_assert(BK % WMMA_K == 0, "BK is whole 16-deep mma steps");
+    static_assert(A_CHUNKS * VEC * THREADS == BM * BK && B_CHUNKS * VEC * THREADS == BK * BN,
+                  "every thread copies the same number of whole 16-byte chunks");
+};
+
+namespace configs {
+using b128x128_k32 = Config<128, 128, 32, 64, 32, 2>;  // 8 warps of 4x2 fragments, 2 blocks per SM
+using b128x256_k32 = Config<128, 256, 32, 64, 64, 1>;  // 8 warps of 4x4 fragments, 1 block per SM
+using b256x128_k32 = Config<256, 128, 32, 64, 64, 1>;  // the same, transposed
+}  // namespace configs
+
+inline bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+// The 8 halves (r, c..c+7) of a row-major (rows, cols) matrix, zero outside it. kVec: ld % 8 == 0,
+// cols % 8 == 0 and src 16-byte aligned, so a chunk is one aligned 16-byte load or all outside.
+template <bool kVec>
+__device__ inline uint4 load_chunk(const __half* src, int ld, int rows, int cols, int r, int c) {
+    if constexpr (kVec) {
+        if (r < rows && c < cols) return *reinterpret_cast<const uint4*>(&src[r * ld + c]);
+        return make_uint4(0, 0, 0, 0);
+    } else {
+        alignas(16) __half v[VEC];
+        for (int t = 0; t < VEC; ++t)
+            v[t] = (r < rows && c + t < cols) ? src[r * ld + c + t] : __float2half(0.0f);
+        return *reinterpret_cast<const uint4*>(v);
+    }
+}
+
+// Global -> registers: this thread's chunks of the (ROWS, COLS) tile at (r0, c0) of src. Thread t
+// takes column chunk t % CPR of rows t / CPR, t / CPR + ROWS_PER_IT, ...
+template <int ROWS, int COLS, int THREADS, bool kVec, int N>
+__device__ inline void tile_load(uint4 (&regs)[N], const __half* src, int ld, int rows, int cols,
+                                 int r0, int c0, int tid) {
+    constexpr int CPR = COLS / VEC, ROWS_PER_IT = THREADS / CPR;  // chunks per row, rows per pass
+    static_assert(THREADS % CPR == 0 && N * ROWS_PER_IT == ROWS, "N passes cover the tile");
+    // BEGIN SOLUTION: chunk it: row r0 + tid / CPR + it * ROWS_PER_IT, column c0 + (tid % CPR) * 8
+    const int r = tid / CPR, c = (tid % CPR) * VEC;  // this thread's first chunk in the tile
+#pragma unroll
+    for (int it = 0; it < N; ++it)
+        regs[it] = load_chunk<kVec>(src, ld, rows, cols, r0 + r + it * ROWS_PER_IT, c0 + c);
+    // END SOLUTION
+}
+
+// Registers -> shared: the same chunks into the padded tile dst (ROWS, LD).
+template <int ROWS, int COLS, int LD, int THREADS, int N>
+__device__ inline void tile_store(__half* dst, const uint4 (&regs)[N], int tid) {
+    constexpr int CPR = COLS / VEC, ROWS_PER_IT = THREADS / CPR;
+    const int r = tid / CPR, c = (tid % CPR) * VEC;
+#pragma unroll
+    for (int it = 0; it < N; ++it)  // 16-byte aligned: LD % 8 == 0
+        *reinterpret_cast<uint4*>(&dst[(r + it * ROWS_PER_IT) * LD + c]) = regs[it];
+}
+
+using FragA = wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major>;
+using FragB = wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major>;
+using FragC = wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float>;
+
+// This warp's fragments for the 16-deep step kk of the stored tiles: FM of A (16, 16) from its
+// WM rows of As, FN of B (16, 16) from its WN columns of Bs.
+template <class Cfg>
+__device__ inline void load_frags(FragA (&a)[Cfg::FM], FragB (&b)[Cfg::FN], const __half* As,
+                                  const __half* Bs, int kk, int wm, int wn) {
+    const __half* Aw = As + wm * Cfg::WM * Cfg::LDA_S + kk;  // (WM, 16) of this warp
+    const __half* Bw = Bs + kk * Cfg::LDB_S + wn * Cfg::WN;  // (16, WN) of this warp
+#pragma unroll
+    for (int i = 0; i < Cfg::FM; ++i)
+        wmma::load_matrix_sync(a[i], Aw + i * WMMA_M * Cfg::LDA_S, Cfg::LDA_S);
+#pragma unroll
+    for (int j = 0; j < Cfg::FN; ++j) wmma::load_matrix_sync(b[j], Bw + j * WMMA_N, Cfg::LDB_S);
+}
+
+// acc (WM, WN) += a (WM, 16) * b (16, WN): every fragment is used FN or FM times.
+template <class Cfg>
+__device__ inline void mma_frags(FragC (&acc)[Cfg::FM][Cfg::FN], const FragA (&a)[Cfg::FM],
+                                 const FragB (&b)[Cfg::FN]) {
+    // BEGIN SOLUTION: FM x FN tensor-core products, acc[i][j] += a[i] * b[j]
+#pragma unroll
+    for (int i = 0; i < Cfg::FM; ++i)
+#pragma unroll
+        for (int j = 0; j < Cfg::FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+    // END SOLUTION
+}
+
+template <class Cfg, bool kVec>
+static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    wmma_smem_kernel(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                     int ldb, float beta, float* C, int ldc) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS;
+    constexpr int LDA_S = Cfg::LDA_S, LDB_S = Cfg::LDB_S, LDC_S = Cfg::LDC_S;
+    __shared__ __align__(128) __half As[BM * LDA_S];                 // (BM, BK), padded rows
+    __shared__ __align__(128) __half Bs[BK * LDB_S];                 // (BK, BN), padded rows
+    __shared__ __align__(128) float Cs[Cfg::WARPS][WMMA_M * LDC_S];  // (16, 16) per warp
+
+    const int tid = threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int tiles_n = (N + BN - 1) / BN;       // 1D grid: block b covers block-row b / tiles_n
+    const int m0 = (blockIdx.x / tiles_n) * BM;  // first row of the block tile
+    const int n0 = (blockIdx.x % tiles_n) * BN;  // first column
+    const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N;  // this warp's tile in the block
+
+    FragC acc[Cfg::FM][Cfg::FN];  // (WM, WN) of C in registers
+#pragma unroll
+    for (int i = 0; i < Cfg::FM; ++i)
+#pragma unroll
+        for (int j = 0; j < Cfg::FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+
+    uint4 ra[Cfg::A_CHUNKS], rb[Cfg::B_CHUNKS];  // this thread's share of the next A and B tiles
+    for (int k0 = 0; k0 < K; k0 += BK) {
+        // All loads are in flight before the first store waits for its data.
+        tile_load<BM, BK, THREADS, kVec>(ra, A, lda, M, K, m0, k0, tid);
+        tile_load<BK, BN, THREADS, kVec>(rb, B, ldb, K, N, k0, n0, tid);
+        tile_store<BM, BK, LDA_S, THREADS>(As, ra, tid);
+        tile_store<BK, BN, LDB_S, THREADS>(Bs, rb, tid);
+        __syncthreads();  // As and Bs are complete before any warp reads them
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += WMMA_K) {
+            FragA a[Cfg::FM];  // (WM, 16) of A
+            FragB b[Cfg::FN];  // (16, WN) of B
+            load_frags<Cfg>(a, b, As, Bs, kk, wm, wn);
+            mma_frags<Cfg>(acc, a, b);
+        }
+        __syncthreads();  // every warp is done with As and Bs before the next copy overwrites them
+    }
+
+    // Epilogue, one fragment at a time through this warp's Cs: C = alpha * acc + beta * C with
+    // bounds checks; C is not read when beta == 0.
+    float* Cw = Cs[warp];  // (16, LDC_S)
+#pragma unroll
+    for (int i = 0; i < Cfg::FM; ++i) {
+#pragma unroll
+        for (int j = 0; j < Cfg::FN; ++j) {
+            // The fragment covers C(r0..r0+15, c0..c0+15); the test is warp-uniform.
+            const int r0 = m0 + wm * Cfg::WM + i * WMMA_M, c0 = n0 + wn * Cfg::WN + j * WMMA_N;
+            if (r0 >= M || c0 >= N) continue;
+            // BEGIN SOLUTION: stage acc[i][j] in Cw and write alpha*acc + beta*C where inside C
+            wmma::store_matrix_sync(Cw, acc[i][j], LDC_S, wmma::mem_row_major);
+            __syncwarp();  // the whole fragment is in Cw before lanes read what other lanes wrote
+            for (int e = lane; e < WMMA_M * WMMA_N; e += 32) {
+                const int r = r0 + e / WMMA_N, c = c0 + e % WMMA_N;
+                if (r < M && c < N) {
+                    const float v = alpha * Cw[(e / WMMA_N) * LDC_S + e % WMMA_N];
+                    float* p = &C[r * ldc + c];
+                    *p = beta == 0.0f ? v : v + beta * *p;
+                }
+            }
+            __syncwarp();  // every lane has read Cw before the next fragment overwrites it
+            // END SOLUTION
+        }
+    }
+}
+
+// Same signature as gemm, for one configuration.
+template <class Cfg>
+inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                     int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    if (M == 0 || N == 0) return;  // nothing to write; a zero-sized grid would be a launch error
+    const int blocks = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
+    // Whole, aligned 16-byte chunks in every row of A and B?
+    const bool vec = lda % VEC == 0 && ldb % VEC == 0 && K % VEC == 0 && N % VEC == 0 &&
+                     aligned16(A) && aligned16(B);
+    auto kernel = vec ? wmma_smem_kernel<Cfg, true> : wmma_smem_kernel<Cfg, false>;
+    kernel<<<blocks, Cfg::THREADS, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    GEMM_CUDA_CHECK_LAUNCH();
+}
+
+inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                 int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    gemm_cfg<configs::b128x128_k32>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+}  // namespace ch09

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
+# under plots/h100/ and in the chapter READMEs:
+#
+#   tools/gpu_session.sh [test] [bench] [tune] [ncu] [sanitize]     (default: test bench)
+#
+# Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
+# CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-results}
+ARCH=${ARCH:-90}
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(test bench)
+has() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+log() { echo "== $(date +%T) $*"; }
+
+GPU_CHAPTERS=${CHAPTERS:-"03_cuda_naive 04_cuda_coalesced 05_cuda_smem_tiled 06_cuda_register_tiled 07_cuda_warp_tiled 08_wmma_naive 09_wmma_smem 10_wmma_double_buffered"}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+    --format=csv 2>&1 | tee "$OUT/nvidia-smi.txt"
+
+log "configure + build (sm_$ARCH)"
+opts=(-Dgpu_archs="$ARCH" -Dtests=enabled -Dwerror=true)
+[ -n "${DOCTEST_INCLUDE:-}" ] && opts+=(-Ddoctest_include="$DOCTEST_INCLUDE")
+[ -f build/build.ninja ] || meson setup build "${opts[@]}" > "$OUT/configure.log" 2>&1 ||
+    { tail -30 "$OUT/configure.log"; exit 1; }
+ninja -C build -k 0 > "$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40; }
+
+if has test; then
+    log "test suite with GEMM_REQUIRE_GPU=1"
+    GEMM_REQUIRE_GPU=1 meson test -C build --print-errorlogs --num-processes 1 > "$OUT/test.log" 2>&1
+    echo "meson test exit: $?"
+    grep -E "^ *[0-9]+/[0-9]+ " "$OUT/test.log"
+    grep -E "ERROR|FAIL" "$OUT/test.log" | head -40
+fi
+
+if has bench; then
+    log "benchmark: every chapter with its default sizes, 20 reps, cuBLAS in the same run"
+    mkdir -p "$OUT/h100"
+    for ch in 01_cpu_naive 02_cpu_tiled $GPU_CHAPTERS; do
+        [ -x "build/chapters/$ch" ] || { echo "$ch: not built"; continue; }
+        extra=${EXTRA:-}
+        case $ch in 0[12]_*) extra= ;; esac  # the CPU chapters keep their own default sizes
+        # shellcheck disable=SC2086
+        "build/chapters/$ch" --out "$OUT/h100" $extra > "$OUT/h100/$ch.txt" 2>&1
+        echo "$ch exit $?"; tail -n +7 "$OUT/h100/$ch.txt" | grep -vE "^$|wrote|checks passed"
+    done
+    # The step between chapters 01 and 02 at 1024, on this machine's CPU, with OpenBLAS.
+    build/chapters/01_cpu_naive --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_01.txt" 2>&1
+    build/chapters/02_cpu_tiled --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_02.txt" 2>&1
+    tail -n 4 "$OUT/h100/cpu1024_01.txt" "$OUT/h100/cpu1024_02.txt"
+fi
+
+if has tune && [ -x build/tools/tune ]; then
+    log "tuning candidates"
+    build/tools/tune --sizes 4096,8192 --out "$OUT/tune" > "$OUT/tune.txt" 2>&1
+    grep -E "^== |^4096|^8192" "$OUT/tune.txt"
+fi
+
+if has ncu; then
+    log "Nsight Compute"
+    metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    for ch in $GPU_CHAPTERS; do
+        [ -x "build/chapters/$ch" ] || continue
+        ncu --clock-control none --metrics "$metrics" --csv "build/chapters/$ch" --sizes 4096 --reps 1 \
+            --warmup 0 --no-baseline --check off --out /tmp/ncu_out > "$OUT/ncu_$ch.csv" 2>&1
+        echo "$ch ncu exit $?"
+    done
+fi
+
+if has sanitize; then
+    log "compute-sanitizer (memcheck) on small awkward shapes"
+    for ch in $GPU_CHAPTERS; do
+        [ -x "build/chapters/$ch" ] || continue
+        compute-sanitizer --tool memcheck --error-exitcode 9 "build/chapters/$ch" \
+            --sizes 1,17x33x65,127x1x129,100x37x19,300x260x270 --reps 1 --warmup 0 --no-baseline \
+            --out /tmp/san > "$OUT/sanitize_$ch.txt" 2>&1
+        echo "$ch memcheck exit $?"; grep -m3 -E "ERROR SUMMARY|Invalid" "$OUT/sanitize_$ch.txt"
+    done
+fi
+log "done"

@@ -1,0 +1,48 @@
+// Times every candidate tile configuration of the tunable chapters through the same harness as
+// the chapters (same checks, same timing, cuBLAS in the same run), one CSV per candidate.
+//   build/tools/tune --sizes 4096,8192 --out results/tune [any chapter option]
+// The defaults the chapters use were chosen from this tool's output on the H100 (see docs/tuning.md).
+#include <string>
+
+#include "06_cuda_register_tiled/kernel.cuh"
+#include "07_cuda_warp_tiled/kernel.cuh"
+#include "09_wmma_smem/kernel.cuh"
+#include "10_wmma_double_buffered/kernel.cuh"
+#include "harness_gpu.cuh"
+
+namespace {
+
+int worst = 0;
+
+template <class Fn>
+void candidate(int argc, char** argv, const std::string& id, Fn fn) {
+    int rc = gemm::run_gpu_chapter(argc, argv, {id, "tuning candidate", 75, {4096}}, fn);
+    if (rc == 2 || rc == 77) std::exit(rc);  // the same for every candidate: stop at once
+    worst = std::max(worst, rc);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    namespace c6 = ch06::configs;
+    namespace c7 = ch07::configs;
+    candidate(argc, argv, "06_c128x128x8", ch06::gemm_cfg<c6::c128x128x8>);
+    candidate(argc, argv, "06_c128x128x16", ch06::gemm_cfg<c6::c128x128x16>);
+    candidate(argc, argv, "06_c128x64x8", ch06::gemm_cfg<c6::c128x64x8>);
+    candidate(argc, argv, "07_c128x128x8", ch07::gemm_cfg<c7::c128x128x8>);
+    candidate(argc, argv, "07_c128x256x8", ch07::gemm_cfg<c7::c128x256x8>);
+    candidate(argc, argv, "07_c256x128x8", ch07::gemm_cfg<c7::c256x128x8>);
+    candidate(argc, argv, "07_c64x64x8", ch07::gemm_cfg<c7::c64x64x8>);
+    candidate(argc, argv, "07_c128x128x8_rowmajor", ch07::gemm_cfg<c7::c128x128x8_rowmajor>);
+    namespace c9 = ch09::configs;
+    namespace c10 = ch10::configs;
+    candidate(argc, argv, "09_b128x128_k32", ch09::gemm_cfg<c9::b128x128_k32>);
+    candidate(argc, argv, "09_b128x256_k32", ch09::gemm_cfg<c9::b128x256_k32>);
+    candidate(argc, argv, "09_b256x128_k32", ch09::gemm_cfg<c9::b256x128_k32>);
+    candidate(argc, argv, "10_b128x256_k32_s3", ch10::gemm_cfg<c10::b128x256_k32_s3>);
+    candidate(argc, argv, "10_b128x256_k32_s4", ch10::gemm_cfg<c10::b128x256_k32_s4>);
+    candidate(argc, argv, "10_b256x128_k32_s3", ch10::gemm_cfg<c10::b256x128_k32_s3>);
+    candidate(argc, argv, "10_b128x256_k64_s3", ch10::gemm_cfg<c10::b128x256_k64_s3>);
+    candidate(argc, argv, "10_b128x128_k32_s4", ch10::gemm_cfg<c10::b128x128_k32_s4>);
+    return worst;
+}
