@@ -139,6 +139,7 @@ public:
         return prop.name;
     }
     std::string device_report() const override { return gemm::device_report(device_); }
+    Peaks peaks() const override { return device_peaks(device_); }
     std::string yardstick_name() const override { return yardstick_name_; }
 
     void check_fits(const Problem& p) const override {
@@ -293,28 +294,38 @@ bool cuda_device_available(std::string* why) {
     return true;
 }
 
-std::string device_report(int device) {
+Peaks device_peaks(int device) {
     cudaDeviceProp prop{};
     GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     const int cc = 10 * prop.major + prop.minor;
     const double clock_ghz = attribute(cudaDevAttrClockRate, device) * 1e-6;
     const double mem_ghz = attribute(cudaDevAttrMemoryClockRate, device) * 1e-6;
     const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
-    const double bandwidth = 2.0 * mem_ghz * 1e9 * bus_bits / 8.0 / 1e9;  // GB/s, double data rate
-    const double fp32_peak = double(prop.multiProcessorCount) * fp32_lanes_per_sm(cc) * 2.0 * clock_ghz;
-    const double tc_peak = double(prop.multiProcessorCount) * tensor_flop_per_sm_clock(cc) * clock_ghz;
+    Peaks p;
+    p.device = prop.name;
+    p.fp32_gflops = double(prop.multiProcessorCount) * fp32_lanes_per_sm(cc) * 2.0 * clock_ghz;
+    p.fp16_tensor_gflops = double(prop.multiProcessorCount) * tensor_flop_per_sm_clock(cc) * clock_ghz;
+    p.bandwidth_gbs = 2.0 * mem_ghz * bus_bits / 8.0;  // double data rate
+    return p;
+}
+
+std::string device_report(int device) {
+    cudaDeviceProp prop{};
+    GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    const Peaks pk = device_peaks(device);
     std::ostringstream s;
     s << std::fixed << std::setprecision(1);
     s << "device " << device << ": " << prop.name << ", compute capability " << prop.major << "."
-      << prop.minor << ", " << prop.multiProcessorCount << " SMs at up to " << clock_ghz * 1000
-      << " MHz\n"
-      << "memory: " << double(prop.totalGlobalMem) / (1 << 30) << " GiB, " << bus_bits
-      << "-bit bus at " << mem_ghz * 1000 << " MHz, peak " << bandwidth << " GB/s; L2 "
-      << prop.l2CacheSize / (1 << 20) << " MiB; shared memory per block up to "
+      << prop.minor << ", " << prop.multiProcessorCount << " SMs at up to "
+      << attribute(cudaDevAttrClockRate, device) / 1000.0 << " MHz\n"
+      << "memory: " << double(prop.totalGlobalMem) / (1 << 30) << " GiB, "
+      << attribute(cudaDevAttrGlobalMemoryBusWidth, device) << "-bit bus at "
+      << attribute(cudaDevAttrMemoryClockRate, device) / 1000.0 << " MHz, peak " << pk.bandwidth_gbs
+      << " GB/s; L2 " << prop.l2CacheSize / (1 << 20) << " MiB; shared memory per block up to "
       << prop.sharedMemPerBlockOptin / 1024 << " KiB\n"
-      << "peaks (theoretical, at the boost clock): fp32 CUDA cores " << fp32_peak << " GFLOP/s; ";
-    if (tc_peak > 0)
-        s << "fp16 tensor cores (fp32 accumulate, dense) about " << tc_peak << " GFLOP/s\n";
+      << "peaks (theoretical, at the boost clock): fp32 CUDA cores " << pk.fp32_gflops << " GFLOP/s; ";
+    if (pk.fp16_tensor_gflops > 0)
+        s << "fp16 tensor cores (fp32 accumulate, dense) about " << pk.fp16_tensor_gflops << " GFLOP/s\n";
     else
         s << "fp16 tensor cores: unknown for this architecture\n";
     return s.str();

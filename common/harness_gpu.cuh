@@ -12,6 +12,7 @@
 #include "cuda_check.cuh"
 #include "options.hpp"
 #include "problem.hpp"
+#include "report.hpp"
 
 namespace gemm {
 
@@ -40,6 +41,7 @@ bool cuda_device_available(std::string* why);
 
 // Device name, compute capability, SMs, clocks, memory and theoretical peaks, one item per line.
 std::string device_report(int device);
+Peaks device_peaks(int device);
 
 // Runs `gemm` once on the inputs of `p` (padding and poison included) and checks its output
 // against the double-precision reference: full check, or sampled when `mode` says so.

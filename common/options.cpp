@@ -137,6 +137,9 @@ Options parse_options(int argc, const char* const* argv) {
             else if (m == "off") o.check = CheckMode::Off;
             else if (m == "auto") o.check = CheckMode::Auto;
             else throw UsageError("--check: expected full, sample, off or auto, got '" + m + "'");
+        } else if (arg == "--grade") {
+            no_value();
+            o.grade = true;
         } else if (arg == "--no-baseline") {
             no_value();
             o.baseline = false;
@@ -170,6 +173,8 @@ std::string usage(const std::string& program, const std::vector<Shape>& default_
       << "  --no-baseline    do not time the yardstick (cuBLAS / CBLAS)\n"
       << "  --out DIR        where the CSV and the SVG chart go          [" << d.out_dir << "]\n"
       << "  --device N       CUDA device (GPU chapters)                   [" << d.device << "]\n"
+      << "  --grade          autograder: check shapes drawn from --seed, then time the largest\n"
+      << "                   default size (or --sizes); writes DIR/<chapter>.grade.json\n"
       << "  --help           this text\n\n"
       << "Exit codes: 0 every check passed, 1 a check failed, 2 bad usage, 77 no usable GPU.\n";
     return u.str();

@@ -23,6 +23,7 @@ struct Options {
     bool baseline = true;         // time the yardstick (cuBLAS or CBLAS) in the same run
     std::string out_dir = "plots/latest";
     int device = 0;
+    bool grade = false;           // autograder mode: hidden shapes from --seed, short benchmark
     bool help = false;
 };
 

@@ -87,7 +87,8 @@ double nice_step(double hi, int target) {
 }
 
 const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
-                                "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939"};
+                                "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939",
+                                "#000000", "#e6550d", "#3182bd", "#31a354"};
 
 }  // namespace
 
@@ -206,8 +207,12 @@ double chart_size(const Shape& s) {
     return std::cbrt(double(s.M) * double(s.N) * double(s.K));
 }
 
-std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y) {
-    const double W = 860, H = 520, left = 90, right = 230, top = 50, bottom = 60;
+const char* const kSizeAxis = "problem size (cube root of M·N·K), log2 scale";
+const char* const kGflopsAxis = "GFLOPS (2·M·N·K / time)";
+
+std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y,
+                      const std::string& x_label, const std::string& y_label) {
+    const double W = 900, H = 520, left = 90, right = 270, top = 50, bottom = 60;
     const double pw = W - left - right, ph = H - top - bottom;
 
     double xmin = 1e300, xmax = -1e300, ymax = 0, ypos_min = 1e300;
@@ -252,8 +257,9 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
         double x = left + (e - xmin) / (xmax - xmin) * pw;
         o << "<line x1=\"" << x << "\" y1=\"" << top << "\" x2=\"" << x << "\" y2=\"" << top + ph
           << "\" stroke=\"#e5e5e5\"/>\n";
+        const double v = std::pow(2.0, e);  // powers of two read best written out: 1024, 4096
         o << "<text x=\"" << x << "\" y=\"" << top + ph + 18 << "\" text-anchor=\"middle\">"
-          << si(std::pow(2.0, e)) << "</text>\n";
+          << (v >= 1 && v <= 65536 ? num(v) : si(v)) << "</text>\n";
     }
     std::vector<double> yticks;
     if (log_y)
@@ -269,11 +275,10 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
     }
     o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
       << "\" fill=\"none\" stroke=\"#333\"/>\n";
-    o << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18
-      << "\" text-anchor=\"middle\">problem size (cube root of M·N·K), log2 scale</text>\n";
-    o << "<text transform=\"translate(22," << top + ph / 2
-      << ") rotate(-90)\" text-anchor=\"middle\">GFLOPS (2·M·N·K / time)" << (log_y ? ", log scale" : "")
-      << "</text>\n";
+    o << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18 << "\" text-anchor=\"middle\">"
+      << escape_xml(x_label) << "</text>\n";
+    o << "<text transform=\"translate(22," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
+      << escape_xml(y_label) << (log_y ? ", log scale" : "") << "</text>\n";
     // Series and legend.
     for (std::size_t i = 0; i < series.size(); ++i) {
         const Series& s = series[i];
@@ -302,21 +307,167 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
     return o.str();
 }
 
-std::string chapter_chart(const std::string& title, const std::vector<Row>& rows) {
+namespace {
+
+// Chapters as solid lines, yardsticks dashed; a yardstick timed by several chapters at one size
+// is drawn at the median of its timings.
+std::vector<Series> gflops_series(const std::vector<Row>& rows) {
     std::vector<Series> series;
     std::map<std::string, std::size_t> index;
-    auto add = [&](const std::string& name, bool dashed, double x, double y) {
-        auto it = index.find(name);
+    std::map<std::string, std::map<double, std::vector<double>>> yard;
+    std::vector<std::string> yard_order;
+    for (const Row& r : rows) {
+        auto it = index.find(r.chapter);
         if (it == index.end()) {
-            it = index.emplace(name, series.size()).first;
-            series.push_back({name, {}, dashed});
+            it = index.emplace(r.chapter, series.size()).first;
+            series.push_back({r.chapter, {}, false});
         }
-        series[it->second].points.push_back({x, y});
+        series[it->second].points.push_back({chart_size(r.shape), r.gflops});
+        if (r.yardstick.empty()) continue;
+        if (!yard.count(r.yardstick)) yard_order.push_back(r.yardstick);
+        yard[r.yardstick][chart_size(r.shape)].push_back(r.yardstick_gflops);
+    }
+    for (const std::string& name : yard_order) {
+        Series s{name, {}, true};
+        for (const auto& [x, ys] : yard[name]) {
+            std::vector<double> v = ys;
+            std::sort(v.begin(), v.end());
+            s.points.push_back({x, v[v.size() / 2]});
+        }
+        series.push_back(s);
+    }
+    return series;
+}
+
+// Bytes a GEMM must move at the least: A and B read once, C written once.
+double min_bytes(const Row& r) {
+    const double in = r.precision == "fp16" ? 2.0 : 4.0;
+    const double M = r.shape.M, N = r.shape.N, K = r.shape.K;
+    return in * (M * K + K * N) + 4.0 * M * N;
+}
+
+std::string thousands(double v) {
+    if (v < 100) return num(v, v < 10 ? 2 : 3);
+    std::string digits = std::to_string(static_cast<long long>(std::llround(v)));
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string chapter_chart(const std::string& title, const std::vector<Row>& rows) {
+    return svg_chart(title, gflops_series(rows));
+}
+
+std::string combined_chart(const std::string& title, const std::vector<Row>& rows) {
+    return svg_chart(title, gflops_series(rows), true);
+}
+
+std::string results_table(const std::vector<Row>& rows) {
+    std::vector<Shape> shapes;
+    std::vector<std::string> chapters;
+    for (const Row& r : rows) {
+        if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
+        if (std::find(chapters.begin(), chapters.end(), r.chapter) == chapters.end())
+            chapters.push_back(r.chapter);
+    }
+    std::sort(shapes.begin(), shapes.end(),
+              [](const Shape& a, const Shape& b) { return chart_size(a) < chart_size(b); });
+    std::sort(chapters.begin(), chapters.end());
+    std::ostringstream t;
+    t << "| chapter | in |";
+    for (const Shape& s : shapes) t << ' ' << s.str() << " |";
+    t << "\n|---|---|";
+    for (std::size_t i = 0; i < shapes.size(); ++i) t << "---:|";
+    t << '\n';
+    for (const std::string& ch : chapters) {
+        const Row* any = nullptr;
+        std::ostringstream cells;
+        for (const Shape& s : shapes) {
+            const Row* hit = nullptr;
+            for (const Row& r : rows)
+                if (r.chapter == ch && r.shape == s) hit = &r;
+            if (hit) any = hit;
+            cells << ' ';
+            if (!hit) {
+                cells << '-';
+            } else {
+                cells << thousands(hit->gflops);
+                if (!hit->yardstick.empty())
+                    cells << " (" << std::fixed << std::setprecision(1) << hit->pct_of_yardstick << "%)";
+                if (!hit->pass) cells << " FAIL";
+            }
+            cells << " |";
+        }
+        t << "| " << ch << " | " << (any ? any->precision : "") << " |" << cells.str() << '\n';
+    }
+    for (const Series& y : gflops_series(rows)) {
+        if (!y.dashed) continue;
+        t << "| *" << y.name << "* | |";
+        for (const Shape& s : shapes) {
+            auto hit = std::find_if(y.points.begin(), y.points.end(),
+                                    [&](const std::pair<double, double>& p) { return p.first == chart_size(s); });
+            t << ' ' << (hit == y.points.end() ? std::string("-") : thousands(hit->second)) << " |";
+        }
+        t << '\n';
+    }
+    return t.str();
+}
+
+std::string roofline_chart(const Peaks& pk, const std::vector<Row>& rows) {
+    std::vector<Series> series;
+    std::map<std::string, std::size_t> index;
+    double imin = 1.0, imax = 4096.0;
+    for (const Row& r : rows) {
+        if (r.shape.M == 0 || r.shape.N == 0 || r.shape.K == 0) continue;
+        const double intensity = 2.0 * r.shape.M * double(r.shape.N) * r.shape.K / min_bytes(r);
+        imin = std::min(imin, intensity);
+        imax = std::max(imax, intensity);
+        auto it = index.find(r.chapter);
+        if (it == index.end()) {
+            it = index.emplace(r.chapter, series.size()).first;
+            series.push_back({r.chapter, {}, false});
+        }
+        series[it->second].points.push_back({intensity, r.gflops});
+    }
+    auto roof = [&](const std::string& name, double peak) {
+        if (peak <= 0 || pk.bandwidth_gbs <= 0) return;
+        const double ridge = peak / pk.bandwidth_gbs;  // FLOP per byte where the two limits meet
+        Series s{name + " (ridge " + num(ridge, 3) + " FLOP/B)", {}, true};
+        s.points.push_back({imin, std::min(peak, imin * pk.bandwidth_gbs)});
+        if (ridge > imin && ridge < imax) s.points.push_back({ridge, peak});
+        s.points.push_back({imax, std::min(peak, imax * pk.bandwidth_gbs)});
+        series.push_back(s);
     };
-    for (const Row& r : rows) add(r.chapter, false, chart_size(r.shape), r.gflops);
-    for (const Row& r : rows)
-        if (!r.yardstick.empty()) add(r.yardstick, true, chart_size(r.shape), r.yardstick_gflops);
-    return svg_chart(title, series);
+    roof("fp32 CUDA-core roof", pk.fp32_gflops);
+    roof("fp16 tensor-core roof", pk.fp16_tensor_gflops);
+    return svg_chart("Roofline of " + pk.device + " (" + thousands(pk.bandwidth_gbs) + " GB/s)",
+                     series, true, "arithmetic intensity (FLOP per byte of the minimum traffic), log2",
+                     "GFLOPS");
+}
+
+void write_peaks(const std::string& path, const Peaks& p) {
+    write_text(path, "device,fp32_gflops,fp16_tensor_gflops,bandwidth_gbs\n" + quote(p.device) + "," +
+                         num(p.fp32_gflops, 8) + "," + num(p.fp16_tensor_gflops, 8) + "," +
+                         num(p.bandwidth_gbs, 8) + "\n");
+}
+
+Peaks read_peaks(const std::string& path) {
+    std::ifstream f(path);
+    std::string header, line;
+    if (!f || !std::getline(f, header) || !std::getline(f, line))
+        throw std::runtime_error("cannot read peaks from " + path);
+    std::vector<std::string> v = split_csv(line);
+    if (v.size() != 4) throw std::runtime_error(path + ":2: expected 4 fields");
+    try {
+        return {v[0], std::stod(v[1]), std::stod(v[2]), std::stod(v[3])};
+    } catch (const std::exception&) {
+        throw std::runtime_error(path + ":2: a field is not a number");
+    }
 }
 
 }  // namespace gemm

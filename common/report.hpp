@@ -29,6 +29,22 @@ struct Row {
 
 double gflops(const Shape& s, double ms);  // 2*M*N*K / time
 
+// A device's theoretical peaks, for the roofline (written by GPU chapters as <out>/peaks.csv).
+struct Peaks {
+    std::string device;
+    double fp32_gflops = 0, fp16_tensor_gflops = 0, bandwidth_gbs = 0;
+};
+void write_peaks(const std::string& path, const Peaks& p);
+Peaks read_peaks(const std::string& path);  // throws std::runtime_error naming the path
+
+// The course's overview from many chapters' CSVs: every chapter and every yardstick on one chart
+// (log GFLOPS axis) and a Markdown table of GFLOPS and % of the yardstick per chapter and size.
+std::string combined_chart(const std::string& title, const std::vector<Row>& rows);
+std::string results_table(const std::vector<Row>& rows);
+// A roofline: attainable GFLOPS = min(peak, intensity x bandwidth) for each peak, and the square
+// sizes of the rows placed at their ideal intensity (each matrix moved once).
+std::string roofline_chart(const Peaks& peaks, const std::vector<Row>& rows);
+
 std::string csv_header();
 std::string csv_line(const Row& r);
 // Writes header + rows. Throws std::runtime_error naming the path when it cannot.
@@ -47,9 +63,12 @@ struct Series {
 };
 double chart_size(const Shape& s);
 
-// A self-contained SVG: log2 size axis, GFLOPS axis (linear from 0, or log10 when log_y),
-// ticks, labels, a legend and the title.
-std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y = false);
+// A self-contained SVG: log2 x axis, GFLOPS axis (linear from 0, or log10 when log_y), ticks,
+// labels, a legend and the title.
+extern const char* const kSizeAxis;    // "problem size (cube root of M·N·K), log2 scale"
+extern const char* const kGflopsAxis;  // "GFLOPS (2·M·N·K / time)"
+std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y = false,
+                      const std::string& x_label = kSizeAxis, const std::string& y_label = kGflopsAxis);
 // The chapter's chart: its own GFLOPS and, where timed, the yardstick's.
 std::string chapter_chart(const std::string& title, const std::vector<Row>& rows);
 void write_text(const std::string& path, const std::string& text);

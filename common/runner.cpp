@@ -7,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "report.hpp"
 
 namespace gemm {
@@ -75,6 +77,182 @@ void validate(const std::vector<Shape>& sizes, const Options& o, Precision preci
 
 }  // namespace
 
+namespace {
+
+// Checks (as the options say) and times one shape; the row the table, CSV and chart show.
+Row measure(Backend& backend, const ChapterInfo& info, Precision precision, const Options& o,
+            const Problem& problem, const std::string& yard, CheckResult& check) {
+    HostProblem hp = make_inputs(problem);
+    backend.load(hp);
+
+    Row r;
+    r.device = backend.device_name();
+    r.chapter = info.id;
+    r.precision = to_string(precision);
+    r.shape = problem.shape;
+    r.alpha = problem.alpha;
+    r.beta = problem.beta;
+    r.seed = problem.seed;
+    r.reps = o.reps;
+
+    check = CheckResult();
+    const CheckMode mode = resolve_check(o.check, problem.shape);
+    if (mode != CheckMode::Off) {
+        check = check_output(mode, hp, backend.run_once(initial_C(hp)));
+        r.check = check.mode;
+        r.max_abs_err = check.max_abs_err;
+        r.max_rel_err = check.max_rel_err;
+        r.bad_elements = check.bad;
+        r.pass = check.pass;
+    }
+    std::vector<double> t = backend.time_chapter(o.warmup, o.reps);
+    r.ms_median = median(t);
+    r.ms_min = *std::min_element(t.begin(), t.end());
+    r.gflops = gflops(problem.shape, r.ms_median);
+    if (!yard.empty()) {
+        r.yardstick = yard;
+        r.yardstick_ms_median = median(backend.time_yardstick(o.warmup, o.reps));
+        r.yardstick_gflops = gflops(problem.shape, r.yardstick_ms_median);
+        r.pct_of_yardstick = r.yardstick_gflops > 0 ? 100.0 * r.gflops / r.yardstick_gflops : 0.0;
+    }
+    return r;
+}
+
+// "running 4096 (3/6)" on a terminal, so that a long size does not look like a hang.
+void progress(const std::string& what) {
+    if (isatty(2)) std::cerr << "\r  running " << what << "...\033[K" << std::flush;
+}
+void progress_done() {
+    if (isatty(2)) std::cerr << "\r\033[K" << std::flush;
+}
+
+std::string json_escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\';
+        if (c == '\n') {
+            o += "\\n";
+            continue;
+        }
+        o += c;
+    }
+    return o;
+}
+
+}  // namespace
+
+std::vector<Problem> grading_problems(std::uint64_t seed, bool large) {
+    std::vector<Problem> ps;
+    auto add = [&](int M, int N, int K, int pa, int pb, int pc, float alpha, float beta) {
+        Problem p;
+        p.shape = {M, N, K};
+        p.lda = pa < 0 ? 0 : K + pa;
+        p.ldb = pb < 0 ? 0 : N + pb;
+        p.ldc = pc < 0 ? 0 : N + pc;
+        p.alpha = alpha;
+        p.beta = beta;
+        p.seed = seed;
+        ps.push_back(p);
+    };
+    // The shapes every kernel must survive, whatever the seed.
+    add(1, 1, 1, -1, -1, -1, 1.0f, 0.0f);
+    add(0, 7, 5, -1, -1, -1, 1.0f, 0.0f);
+    add(7, 0, 5, -1, -1, -1, 1.0f, 0.0f);
+    add(9, 11, 0, -1, -1, -1, 1.0f, 0.5f);
+    add(17, 33, 65, 3, 1, 5, 1.0f, 0.0f);
+    add(127, 1, 129, -1, -1, -1, -0.5f, 1.0f);
+    add(1, 127, 129, 1, 2, 3, 1.0f, 0.0f);
+    // And shapes the student has not seen: drawn from the instructor's seed.
+    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 12345;
+    auto next = [&](int lo, int hi) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        return lo + int(state % std::uint64_t(hi - lo + 1));
+    };
+    const float alphas[] = {1.0f, -0.5f, 2.25f}, betas[] = {0.0f, 1.0f, -1.5f};
+    for (int i = 0; i < 8; ++i)
+        add(next(1, 300), next(1, 300), next(1, 300), next(-1, 9), next(-1, 9), next(-1, 9),
+            alphas[next(0, 2)], betas[next(0, 2)]);
+    if (large)
+        for (int i = 0; i < 3; ++i)
+            add(next(900, 2200), next(900, 2200), next(300, 2200), next(-1, 9), next(-1, 9),
+                next(-1, 9), alphas[next(0, 2)], betas[next(0, 2)]);
+    return ps;
+}
+
+namespace {
+
+// --grade: correctness on grading_problems(seed) plus a short benchmark; a summary on stdout and
+// the same as JSON in <out>/<id>.grade.json. Exit 0 only when every shape passed.
+int grade(Backend& backend, const ChapterInfo& info, Precision precision, Options o,
+          const std::vector<Shape>& bench_sizes, const std::string& yard, const std::string& prog) {
+    const bool large = info.min_cc > 0;
+    std::vector<Problem> problems = grading_problems(o.seed, large);
+    for (Problem& p : problems) p.precision = precision;
+    std::cout << "grading " << info.id << " on " << problems.size() << " shapes drawn from seed "
+              << o.seed << "\n";
+    std::ostringstream shapes_json;
+    int passed = 0;
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+        const Problem p = problems[i].resolved();
+        progress(p.shape.str());
+        HostProblem hp = make_inputs(p);
+        backend.load(hp);
+        const CheckResult c = check_output(resolve_check(CheckMode::Auto, p.shape), hp,
+                                           backend.run_once(initial_C(hp)));
+        progress_done();
+        passed += c.pass;
+        std::cout << "  " << (c.pass ? "PASS " : "FAIL ") << p.str()
+                  << (c.pass ? "" : "\n       " + c.summary()) << std::endl;
+        shapes_json << (i ? ",\n" : "") << "    {\"M\": " << p.shape.M << ", \"N\": " << p.shape.N
+                    << ", \"K\": " << p.shape.K << ", \"lda\": " << p.lda << ", \"ldb\": " << p.ldb
+                    << ", \"ldc\": " << p.ldc << ", \"alpha\": " << p.alpha << ", \"beta\": " << p.beta
+                    << ", \"pass\": " << (c.pass ? "true" : "false") << ", \"check\": \"" << c.mode
+                    << "\", \"max_abs_err\": " << c.max_abs_err << ", \"detail\": \""
+                    << json_escape(c.pass ? "" : c.summary()) << "\"}";
+    }
+
+    std::cout << "\nbenchmark (" << o.reps << " timed runs, median)\n" << table_header() << "\n";
+    std::ostringstream bench_json;
+    o.check = CheckMode::Off;  // correctness was graded above; the benchmark only times
+    for (std::size_t i = 0; i < bench_sizes.size(); ++i) {
+        Problem p;
+        p.shape = bench_sizes[i];
+        p.seed = o.seed;
+        p.precision = precision;
+        CheckResult unused;
+        progress(p.shape.str());
+        Row r = measure(backend, info, precision, o, p, yard, unused);
+        progress_done();
+        std::cout << table_line(r) << std::endl;
+        bench_json << (i ? ",\n" : "") << "    {\"shape\": \"" << r.shape.str()
+                   << "\", \"ms\": " << r.ms_median << ", \"gflops\": " << r.gflops
+                   << ", \"yardstick\": \"" << json_escape(r.yardstick)
+                   << "\", \"yardstick_gflops\": " << r.yardstick_gflops
+                   << ", \"pct_of_yardstick\": " << r.pct_of_yardstick << "}";
+    }
+
+    const bool all = passed == int(problems.size());
+    std::ostringstream json;
+    json << "{\n  \"chapter\": \"" << info.id << "\",\n  \"device\": \""
+         << json_escape(backend.device_name()) << "\",\n  \"seed\": " << o.seed
+         << ",\n  \"shapes_passed\": " << passed << ",\n  \"shapes_total\": " << problems.size()
+         << ",\n  \"pass\": " << (all ? "true" : "false") << ",\n  \"shapes\": [\n"
+         << shapes_json.str() << "\n  ],\n  \"benchmark\": [\n" << bench_json.str() << "\n  ]\n}\n";
+    const std::string path = o.out_dir + "/" + info.id + ".grade.json";
+    try {
+        write_text(path, json.str());
+    } catch (const std::exception& e) {
+        std::cerr << prog << ": error: " << e.what() << "\n";
+        return 2;
+    }
+    std::cout << "\n" << info.id << ": " << passed << "/" << problems.size()
+              << " shapes correct; wrote " << path << "\nGRADE: " << (all ? "PASS" : "FAIL")
+              << std::endl;
+    return all ? 0 : 1;
+}
+
+}  // namespace
+
 int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precision,
                 const BackendFactory& make_backend) {
     const std::string prog = program_name(argc > 0 ? argv[0] : nullptr);
@@ -89,7 +267,9 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         std::cout << info.id << ": " << info.title << "\n\n" << usage(prog, info.default_sizes);
         return 0;
     }
-    const std::vector<Shape>& sizes = o.sizes.empty() ? info.default_sizes : o.sizes;
+    // --grade benchmarks the largest default size unless --sizes says otherwise.
+    std::vector<Shape> sizes = o.sizes.empty() ? info.default_sizes : o.sizes;
+    if (o.grade && o.sizes.empty() && !sizes.empty()) sizes = {sizes.back()};
 
     std::unique_ptr<Backend> backend;
     try {
@@ -108,51 +288,33 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
               << backend->device_report() << "inputs: uniform in [-1, 1), " << to_string(precision)
               << ", seed " << o.seed << "; alpha " << o.alpha << ", beta " << o.beta << "; timing: "
               << o.warmup << " warm-up + " << o.reps << " timed runs, median\n"
-              << "yardstick: " << (yard.empty() ? std::string("none") : yard) << "\n\n"
-              << table_header() << std::endl;
+              << "yardstick: " << (yard.empty() ? std::string("none") : yard) << "\n\n";
+    try {
+        const Peaks pk = backend->peaks();
+        if (pk.fp32_gflops > 0) write_peaks(o.out_dir + "/peaks.csv", pk);
+    } catch (const std::exception& e) {
+        std::cerr << prog << ": error: " << e.what() << "\n";
+        return 2;
+    }
+    if (o.grade) return grade(*backend, info, precision, o, sizes, yard, prog);
 
+    std::cout << table_header() << std::endl;
     const std::string csv_path = o.out_dir + "/" + info.id + ".csv";
     const std::string svg_path = o.out_dir + "/" + info.id + ".svg";
     std::vector<Row> rows;
     bool all_pass = true;
-    for (const Shape& s : sizes) {
-        HostProblem hp = make_inputs(problem_for(s, o, precision));
-        backend->load(hp);
-
-        Row r;
-        r.device = backend->device_name();
-        r.chapter = info.id;
-        r.precision = to_string(precision);
-        r.shape = s;
-        r.alpha = o.alpha;
-        r.beta = o.beta;
-        r.seed = o.seed;
-        r.reps = o.reps;
-
-        const CheckMode mode = resolve_check(o.check, s);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        progress(sizes[i].str() + " (" + std::to_string(i + 1) + "/" + std::to_string(sizes.size()) + ")");
         CheckResult check;
-        if (mode != CheckMode::Off) {
-            check = check_output(mode, hp, backend->run_once(initial_C(hp)));
-            r.check = check.mode;
-            r.max_abs_err = check.max_abs_err;
-            r.max_rel_err = check.max_rel_err;
-            r.bad_elements = check.bad;
-            r.pass = check.pass;
-            all_pass = all_pass && check.pass;
-        }
-        std::vector<double> t = backend->time_chapter(o.warmup, o.reps);
-        r.ms_median = median(t);
-        r.ms_min = *std::min_element(t.begin(), t.end());
-        r.gflops = gflops(s, r.ms_median);
-        if (!yard.empty()) {
-            r.yardstick = yard;
-            r.yardstick_ms_median = median(backend->time_yardstick(o.warmup, o.reps));
-            r.yardstick_gflops = gflops(s, r.yardstick_ms_median);
-            r.pct_of_yardstick = r.yardstick_gflops > 0 ? 100.0 * r.gflops / r.yardstick_gflops : 0.0;
-        }
+        const Row r = measure(*backend, info, precision, o, problem_for(sizes[i], o, precision), yard,
+                              check);
+        progress_done();
+        all_pass = all_pass && check.pass;
         rows.push_back(r);
         std::cout << table_line(r) << std::endl;
-        if (!check.pass) std::cout << "    " << hp.p.str() << ": " << check.summary() << std::endl;
+        if (!check.pass)
+            std::cout << "    " << problem_for(sizes[i], o, precision).resolved().str() << ": "
+                      << check.summary() << std::endl;
 
         // Written after every size so that an interrupted long run keeps what it measured.
         try {

@@ -11,6 +11,7 @@
 #include "chapter.hpp"
 #include "options.hpp"
 #include "problem.hpp"
+#include "report.hpp"
 
 namespace gemm {
 
@@ -21,6 +22,7 @@ struct NoDevice : std::runtime_error {
 
 class Backend {
 public:
+    virtual Peaks peaks() const { return {}; }    // zeros when unknown (the CPU)
     virtual ~Backend() = default;
     virtual std::string device_name() const = 0;    // goes into the CSV and the chart title
     virtual std::string device_report() const = 0;  // printed before the results
@@ -49,6 +51,10 @@ CheckMode resolve_check(CheckMode mode, const Shape& s);
 CheckResult check_output(CheckMode mode, const HostProblem& hp, const std::vector<float>& C);
 
 double median(std::vector<double> v);
+
+// The shapes --grade checks: fixed awkward ones plus random ones drawn from `seed` (with random
+// padded leading dimensions, alpha and beta); `large` adds three around 1000-2200 (GPU chapters).
+std::vector<Problem> grading_problems(std::uint64_t seed, bool large);
 
 // Bytes of host memory this process may still use (MemAvailable), 0 when unknown.
 unsigned long long host_available_bytes();

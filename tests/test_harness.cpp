@@ -510,7 +510,7 @@ TEST_SUITE("output") {
         while ((at = svg.find("<circle", at)) != std::string::npos) ++circles, ++at;
         CHECK(circles == 6);
         CHECK(svg.find(">256<") != std::string::npos);    // log2 ticks
-        CHECK(svg.find(">4.1k<") != std::string::npos);
+        CHECK(svg.find(">4096<") != std::string::npos);
         CHECK(svg.find("GFLOPS") != std::string::npos);
         CHECK(svg.find("log2") != std::string::npos);
     }

@@ -39,10 +39,19 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "09_b128x128_k32", ch09::gemm_cfg<c9::b128x128_k32>);
     candidate(argc, argv, "09_b128x256_k32", ch09::gemm_cfg<c9::b128x256_k32>);
     candidate(argc, argv, "09_b256x128_k32", ch09::gemm_cfg<c9::b256x128_k32>);
+    candidate(argc, argv, "09_b128x128_k64", ch09::gemm_cfg<c9::b128x128_k64>);
+    candidate(argc, argv, "09_b128x128_k32_w4", ch09::gemm_cfg<c9::b128x128_k32_w4>);
+    candidate(argc, argv, "09_b128x128_k64_w4", ch09::gemm_cfg<c9::b128x128_k64_w4>);
     candidate(argc, argv, "10_b128x256_k32_s3", ch10::gemm_cfg<c10::b128x256_k32_s3>);
     candidate(argc, argv, "10_b128x256_k32_s4", ch10::gemm_cfg<c10::b128x256_k32_s4>);
     candidate(argc, argv, "10_b256x128_k32_s3", ch10::gemm_cfg<c10::b256x128_k32_s3>);
     candidate(argc, argv, "10_b128x256_k64_s3", ch10::gemm_cfg<c10::b128x256_k64_s3>);
     candidate(argc, argv, "10_b128x128_k32_s4", ch10::gemm_cfg<c10::b128x128_k32_s4>);
+    candidate(argc, argv, "10_b128x256_k64_s4", ch10::gemm_cfg<c10::b128x256_k64_s4>);
+    candidate(argc, argv, "10_b256x128_k64_s3", ch10::gemm_cfg<c10::b256x128_k64_s3>);
+    candidate(argc, argv, "10_b128x128_k64_s3", ch10::gemm_cfg<c10::b128x128_k64_s3>);
+    candidate(argc, argv, "10_b128x128_k32_s6", ch10::gemm_cfg<c10::b128x128_k32_s6>);
+    candidate(argc, argv, "10_b128x128_k32_s4_w8", ch10::gemm_cfg<c10::b128x128_k32_s4_w8>);
+    candidate(argc, argv, "10_b128x256_k32_s4_w16", ch10::gemm_cfg<c10::b128x256_k32_s4_w16>);
     return worst;
 }

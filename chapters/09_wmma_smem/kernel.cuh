@@ -48,6 +48,9 @@ namespace configs {
 using b128x128_k32 = Config<128, 128, 32, 64, 32, 2>;  // 8 warps of 4x2 fragments, 2 blocks per SM
 using b128x256_k32 = Config<128, 256, 32, 64, 64, 1>;  // 8 warps of 4x4 fragments, 1 block per SM
 using b256x128_k32 = Config<256, 128, 32, 64, 64, 1>;  // the same, transposed
+using b128x128_k64 = Config<128, 128, 64, 64, 32, 2>;
+using b128x128_k32_w4 = Config<128, 128, 32, 64, 64, 2>;
+using b128x128_k64_w4 = Config<128, 128, 64, 64, 64, 2>;
 }  // namespace configs
 
 inline bool aligned16(const void* p) {

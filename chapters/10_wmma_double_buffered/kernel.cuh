@@ -60,6 +60,12 @@ using b128x256_k32_s4 = Config<128, 256, 32, 64, 64, 4, 1>;  // one more stage i
 using b256x128_k32_s3 = Config<256, 128, 32, 64, 64, 3, 1>;  // transposed, 87 KB
 using b128x256_k64_s3 = Config<128, 256, 64, 64, 64, 3, 1>;  // half the barriers per FLOP, 157 KB
 using b128x128_k32_s4 = Config<128, 128, 32, 64, 64, 4, 2>;  // 4 warps, 2 blocks per SM, 76 KB
+using b128x256_k64_s4 = Config<128, 256, 64, 64, 64, 4, 1>;
+using b256x128_k64_s3 = Config<256, 128, 64, 64, 64, 3, 1>;
+using b128x128_k64_s3 = Config<128, 128, 64, 64, 64, 3, 2>;
+using b128x128_k32_s6 = Config<128, 128, 32, 64, 64, 6, 2>;
+using b128x128_k32_s4_w8 = Config<128, 128, 32, 64, 32, 4, 2>;
+using b128x256_k32_s4_w16 = Config<128, 256, 32, 64, 32, 4, 1>;
 using b128x128_k32_s2 = Config<128, 128, 32, 64, 32, 2, 1>;  // fits 48 KB: sm_75 and the fallback
 }  // namespace configs
 
