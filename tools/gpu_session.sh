@@ -47,6 +47,7 @@ if has bench; then
         "build/chapters/$ch" --out "$OUT/h100" $extra > "$OUT/h100/$ch.txt" 2>&1
         echo "$ch exit $?"; tail -n +7 "$OUT/h100/$ch.txt" | grep -vE "^$|wrote|checks passed"
     done
+    build/tools/gemm_report --out "$OUT/h100" "$OUT"/h100/[0-9][0-9]_*.csv
     # The step between chapters 01 and 02 at 1024, on this machine's CPU, with OpenBLAS.
     build/chapters/01_cpu_naive --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_01.txt" 2>&1
     build/chapters/02_cpu_tiled --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_02.txt" 2>&1
@@ -60,12 +61,13 @@ if has tune && [ -x build/tools/tune ]; then
 fi
 
 if has ncu; then
-    log "Nsight Compute"
-    metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+    log "Nsight Compute: the command each chapter README gives, verbatim"
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
-        ncu --clock-control none --metrics "$metrics" --csv "build/chapters/$ch" --sizes 4096 --reps 1 \
-            --warmup 0 --no-baseline --check off --out /tmp/ncu_out > "$OUT/ncu_$ch.csv" 2>&1
+        cmd=$(grep -m1 -E "^\s*ncu " "chapters/$ch/README.md")
+        [ -n "$cmd" ] || { echo "$ch: no ncu line in its README"; continue; }
+        echo "\$ $cmd" > "$OUT/ncu_$ch.txt"
+        bash -c "$cmd" >> "$OUT/ncu_$ch.txt" 2>&1
         echo "$ch ncu exit $?"
     done
 fi
