@@ -57,6 +57,10 @@ inline std::vector<gemm::Problem> large_cases() {
         make(1024, 1024, 1024, 1024 + 1, 1024 + 2, 1024 + 3), // misaligned rows everywhere
         make(256, 256, 24),          // K not a multiple of 16 or 32
         make(256, 256, 8),
+        make(256, 512, 192, 0, 0, 0, 1.5f, -0.5f),  // divides every block tile: the whole-tile paths
+        make(1024, 768, 320, 0, 0, 0, 1.0f, 1.0f),
+        make(2200000, 3, 2),         // more rows than 65535 blocks of 32: launched in slices
+        make(2, 2200000, 3),         // more columns than 65535 blocks of 32
     };
 }
 

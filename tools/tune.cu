@@ -48,10 +48,8 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "10_b128x256_k64_s3", ch10::gemm_cfg<c10::b128x256_k64_s3>);
     candidate(argc, argv, "10_b128x128_k32_s4", ch10::gemm_cfg<c10::b128x128_k32_s4>);
     candidate(argc, argv, "10_b128x256_k64_s4", ch10::gemm_cfg<c10::b128x256_k64_s4>);
+    candidate(argc, argv, "10_b128x256_k128_s2", ch10::gemm_cfg<c10::b128x256_k128_s2>);
     candidate(argc, argv, "10_b256x128_k64_s3", ch10::gemm_cfg<c10::b256x128_k64_s3>);
     candidate(argc, argv, "10_b128x128_k64_s3", ch10::gemm_cfg<c10::b128x128_k64_s3>);
-    candidate(argc, argv, "10_b128x128_k32_s6", ch10::gemm_cfg<c10::b128x128_k32_s6>);
-    candidate(argc, argv, "10_b128x128_k32_s4_w8", ch10::gemm_cfg<c10::b128x128_k32_s4_w8>);
-    candidate(argc, argv, "10_b128x256_k32_s4_w16", ch10::gemm_cfg<c10::b128x256_k32_s4_w16>);
     return worst;
 }

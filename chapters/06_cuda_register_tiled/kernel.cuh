@@ -5,13 +5,15 @@
 // so both fragments are contiguous and read as float4; global loads are float4 too.
 // Napkin math: smem reads per FMA drop from 2 to (TM+TN)/(TM*TN) = 1/4; global traffic is
 // MNK(1/BM + 1/BN) floats = 32 FLOP/byte at 128x128 (05: 8).
-// Preconditions: none (grid limit: M <= 65535 * BM). float4 loads need lda, ldb, ldc, K, N % 4
-// == 0 and 16-byte aligned pointers: checked at run time, else the same kernel, scalar loads.
+// Preconditions: none. float4 loads need lda, ldb, ldc, K, N % 4 == 0 and 16-byte aligned
+// pointers: checked at run time, else the same kernel, scalar loads. gridDim.y <= 65535: a
+// taller C is launched in slices of rows.
 #pragma once
 
-#include <cstdint>
-
 #include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
 
 #include "cuda_check.cuh"
 
@@ -26,7 +28,8 @@ struct Config {
     static constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4 chunks of B per thread and step
     static_assert(BM % TM == 0 && BN % TN == 0, "thread tiles must tile the block tile");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read from shared memory as float4");
-    static_assert(BK % 4 == 0 && BN % 4 == 0, "tiles are copied in float4 chunks along k (A), n (B)");
+    static_assert(BK % 4 == 0 && BN % 4 == 0,
+                  "tiles are copied in float4 chunks along k (A), n (B)");
     static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
                   "every thread copies the same number of chunks");
     static_assert(THREADS % 32 == 0 && THREADS <= 1024, "whole warps, at most 1024 threads");
@@ -186,13 +189,15 @@ static __global__ void __launch_bounds__(Cfg::THREADS)
         for (int j = 0; j < TN; j += 4) {
             const int col = n0 + tn0 + j;
             store4<VEC>(C + row * ldc + col, col, N,
-                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]),
-                        alpha, beta);
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]), alpha,
+                        beta);
         }
     }
 }
 
-inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+inline bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 // gemm() with an explicit tile configuration (used to sweep configs::* on a new GPU).
 template <class Cfg>
@@ -204,14 +209,20 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const float* A, int lda, 
     const bool vec = lda % 4 == 0 && ldb % 4 == 0 && ldc % 4 == 0 && K % 4 == 0 && N % 4 == 0 &&
                      aligned16(A) && aligned16(B) && aligned16(C);
     const dim3 block(Cfg::THREADS);
-    const dim3 grid((N + Cfg::BN - 1) / Cfg::BN, (M + Cfg::BM - 1) / Cfg::BM);
-    if (vec)
-        gemm_kernel<Cfg, true>
-            <<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    else
-        gemm_kernel<Cfg, false>
-            <<<grid, block, 0, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    GEMM_CUDA_CHECK_LAUNCH();
+    constexpr long long kSlice = 65535LL * Cfg::BM;  // rows one launch can cover (gridDim.y limit)
+    for (long long i0 = 0; i0 < M; i0 += kSlice) {
+        const int m = int(std::min<long long>(M - i0, kSlice));
+        const dim3 grid((N + Cfg::BN - 1) / Cfg::BN, (m + Cfg::BM - 1) / Cfg::BM);
+        const float* Ai = A + i0 * lda;  // a slice starts BM-row aligned: alignment unchanged
+        float* Ci = C + i0 * ldc;
+        if (vec)
+            gemm_kernel<Cfg, true>
+                <<<grid, block, 0, stream>>>(m, N, K, alpha, Ai, lda, B, ldb, beta, Ci, ldc);
+        else
+            gemm_kernel<Cfg, false>
+                <<<grid, block, 0, stream>>>(m, N, K, alpha, Ai, lda, B, ldb, beta, Ci, ldc);
+        GEMM_CUDA_CHECK_LAUNCH();
+    }
 }
 
 inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,

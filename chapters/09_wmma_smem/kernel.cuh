@@ -1,7 +1,7 @@
 // Chapter 09: WMMA with block tiles in shared memory and a warp tile of several fragments.
-// New vs chapter 08: a block of 8 warps computes a BM x BN = 128x128 tile of C; the A tile (BM, BK)
-// and B tile (BK, BN) are copied to shared memory once and read by every warp, and each warp keeps
-// FM x FN = 4x2 accumulator fragments, so one A fragment feeds FN mma_syncs and one B fragment FM.
+// New vs chapter 08: a block of 4 warps computes a BM x BN = 128x128 tile of C; the A tile (BM, BK)
+// and B tile (BK, BN), BK = 64, are copied to shared memory once and read by every warp, and each
+// warp keeps FM x FN = 4x4 accumulator fragments, so one A fragment feeds FN mma_syncs, one B FM.
 // Rows of As/Bs are padded by 8 halves so the ldmatrix behind load_matrix_sync is conflict-free.
 // One buffer: load, sync, compute, sync.
 // Napkin math: L2 -> SM traffic = 2*M*N*K*(1/BM + 1/BN) bytes = 2.1 GB at 4096^3 (17 GB in ch08):
@@ -48,9 +48,9 @@ namespace configs {
 using b128x128_k32 = Config<128, 128, 32, 64, 32, 2>;  // 8 warps of 4x2 fragments, 2 blocks per SM
 using b128x256_k32 = Config<128, 256, 32, 64, 64, 1>;  // 8 warps of 4x4 fragments, 1 block per SM
 using b256x128_k32 = Config<256, 128, 32, 64, 64, 1>;  // the same, transposed
-using b128x128_k64 = Config<128, 128, 64, 64, 32, 2>;
-using b128x128_k32_w4 = Config<128, 128, 32, 64, 64, 2>;
-using b128x128_k64_w4 = Config<128, 128, 64, 64, 64, 2>;
+using b128x128_k64 = Config<128, 128, 64, 64, 32, 2>;  // half the round trips per FLOP
+using b128x128_k32_w4 = Config<128, 128, 32, 64, 64, 2>;  // 4 warps of 4x4 fragments, 2 per SM
+using b128x128_k64_w4 = Config<128, 128, 64, 64, 64, 2>;  // both: the default
 }  // namespace configs
 
 inline bool aligned16(const void* p) {
@@ -210,7 +210,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
 
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    gemm_cfg<configs::b128x128_k32>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    gemm_cfg<configs::b128x128_k64_w4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
 }  // namespace ch09

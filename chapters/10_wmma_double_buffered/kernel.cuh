@@ -1,9 +1,10 @@
 // Chapter 10: WMMA fed by a multi-stage cp.async pipeline: tiles k+1.. load while tile k computes.
 // New vs chapter 09: STAGES shared-memory buffers filled by cp.async (sm_80+: global -> shared, no
-// register round trip, zero-fill via src-size), so copy latency hides behind the mma_syncs; the
-// next 16-deep step's fragments load while the current one multiplies; 128x256 block tiles with
-// 64x64 warp tiles (4x4 fragments); grouped block order for L2 reuse; full tiles store straight
-// to global. Without cp.async (sm_75, misaligned A/B) copies are staged through registers.
+// register round trip, zero-fill via src-size), so copy latency hides behind the mma_syncs; each
+// k-step issues a share of the copy and the next step's fragments before its mma_syncs; 128x256x64
+// block tiles, 64x64 warp tiles (4x4 fragments); grouped block order for L2 reuse; whole tiles
+// copy without bounds tests and store straight to global. Without cp.async (sm_75, misaligned
+// A/B) copies are staged through registers.
 // Napkin math: L2 -> SM traffic 2*M*N*K*(1/BM + 1/BN) = 1.6 GB at 4096^3: 85 FLOP/byte.
 // Preconditions: none. 16-byte copies need lda, ldb % 8 == 0 and 16-byte aligned A and B (else
 // scalar copies, same tiling); the direct C store needs a full fragment, ldc % 4 == 0 and C
@@ -55,18 +56,16 @@ struct Config {
 };
 
 namespace configs {
-using b128x256_k32_s3 = Config<128, 256, 32, 64, 64, 3, 1>;  // 8 warps of 4x4 fragments, 81 KB
-using b128x256_k32_s4 = Config<128, 256, 32, 64, 64, 4, 1>;  // one more stage in flight, 108 KB
-using b256x128_k32_s3 = Config<256, 128, 32, 64, 64, 3, 1>;  // transposed, 87 KB
-using b128x256_k64_s3 = Config<128, 256, 64, 64, 64, 3, 1>;  // half the barriers per FLOP, 157 KB
-using b128x128_k32_s4 = Config<128, 128, 32, 64, 64, 4, 2>;  // 4 warps, 2 blocks per SM, 76 KB
-using b128x256_k64_s4 = Config<128, 256, 64, 64, 64, 4, 1>;
-using b256x128_k64_s3 = Config<256, 128, 64, 64, 64, 3, 1>;
-using b128x128_k64_s3 = Config<128, 128, 64, 64, 64, 3, 2>;
-using b128x128_k32_s6 = Config<128, 128, 32, 64, 64, 6, 2>;
-using b128x128_k32_s4_w8 = Config<128, 128, 32, 64, 32, 4, 2>;
-using b128x256_k32_s4_w16 = Config<128, 256, 32, 64, 32, 4, 1>;
-using b128x128_k32_s2 = Config<128, 128, 32, 64, 32, 2, 1>;  // fits 48 KB: sm_75 and the fallback
+using b128x256_k32_s3 = Config<128, 256, 32, 64, 64, 3, 1>;    // 8 warps of 4x4 fragments, 81 KB
+using b128x256_k32_s4 = Config<128, 256, 32, 64, 64, 4, 1>;    // one more stage in flight, 108 KB
+using b256x128_k32_s3 = Config<256, 128, 32, 64, 64, 3, 1>;    // transposed, 87 KB
+using b128x256_k64_s3 = Config<128, 256, 64, 64, 64, 3, 1>;    // half the barriers per FLOP, 157 KB
+using b128x256_k64_s4 = Config<128, 256, 64, 64, 64, 4, 1>;    // one more stage, 209 KB
+using b256x128_k64_s3 = Config<256, 128, 64, 64, 64, 3, 1>;    // transposed, 163 KB
+using b128x256_k128_s2 = Config<128, 256, 128, 64, 64, 2, 1>;  // a barrier per 8 steps, 205 KB
+using b128x128_k32_s4 = Config<128, 128, 32, 64, 64, 4, 2>;    // 4 warps, 2 blocks per SM, 76 KB
+using b128x128_k64_s3 = Config<128, 128, 64, 64, 64, 3, 2>;    // 4 warps, 2 blocks per SM, 108 KB
+using b128x128_k32_s2 = Config<128, 128, 32, 64, 32, 2, 1>;    // fits 48 KB: sm_75 and the fallback
 }  // namespace configs
 
 inline bool aligned16(const void* p) {
@@ -85,13 +84,24 @@ __host__ __device__ constexpr bool has_cp_async() {
 #endif
 }
 
-// 16-byte global -> shared copy that bypasses registers (and L1: .cg); the bytes past src_bytes
-// are written as zeros, which is how out-of-range chunks become zero padding.
+// 16-byte global -> shared copy that bypasses registers; the bytes past src_bytes are written as
+// zeros, which is how out-of-range chunks become zero padding. .ca (through L1), not .cg (L2
+// only): on the H100 the .cg form moved ~1.5x the bytes from L2 to the SMs (see README).
 __device__ inline void cp_async_16(__half* dst, const __half* src, int src_bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src),
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src),
                  "r"(src_bytes));
+#endif
+}
+// All 16 bytes if `live`, else nothing (a predicated copy: no branch, no traffic).
+__device__ inline void cp_async_16(__half* dst, const __half* src, bool live) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n"
+        " @p cp.async.ca.shared.global [%0], [%1], 16;\n}\n" ::"r"(s),
+        "l"(src), "r"(int(live)));
 #endif
 }
 // Closes the group of copies issued since the last commit.
@@ -146,23 +156,30 @@ __device__ inline void tile_store(__half* dst, const uint4 (&regs)[N], int tid) 
         *reinterpret_cast<uint4*>(&dst[(r + it * ROWS_PER_IT) * LD + c]) = regs[it];
 }
 
-// Global -> shared without registers: this thread's chunks of the (ROWS, COLS) tile at (r0, c0) of
-// src into the padded tile dst (ROWS, LD), as in tile_load. Needs ld % 8 == 0 and src 16-byte
-// aligned. Branch-free, so the compiler can interleave it with the mma_syncs around it.
-template <int ROWS, int COLS, int LD, int THREADS>
+// Global -> shared without registers: part `part` of PARTS of this thread's chunks of the
+// (ROWS, COLS) tile at (r0, c0) of src into the padded tile dst (ROWS, LD), chunks as in tile_load.
+// Needs ld % 8 == 0 and src 16-byte aligned. Branch-free, so the compiler can interleave it with
+// the mma_syncs around it; `part` is a constant once the caller's k-step loop is unrolled.
+template <int ROWS, int COLS, int LD, int THREADS, int PARTS, bool kFull>
 __device__ inline void tile_cp_async(__half* dst, const __half* src, int ld, int rows, int cols,
-                                     int r0, int c0, int tid) {
+                                     int r0, int c0, int tid, int part, bool live) {
     constexpr int CPR = COLS / VEC, ROWS_PER_IT = THREADS / CPR;  // chunks per row, rows per pass
+    constexpr int N = ROWS / ROWS_PER_IT;                         // chunks per thread
     static_assert(THREADS % CPR == 0 && ROWS % ROWS_PER_IT == 0, "whole passes cover the tile");
     const int r = tid / CPR, c = (tid % CPR) * VEC;      // this thread's first chunk in the tile
     const int gc = c0 + c;                               // its column in the matrix
     const int valid_cols = min(max(cols - gc, 0), VEC);  // halves inside the matrix: 0..8
 #pragma unroll
-    for (int it = 0; it < ROWS / ROWS_PER_IT; ++it) {
+    for (int it = 0; it < N; ++it) {
+        if (it * PARTS / N != part) continue;  // chunk it belongs to part it * PARTS / N
         const int gr = r0 + r + it * ROWS_PER_IT;
+        if constexpr (kFull) {  // the tile lies inside the matrix: no tests, no zero fill
+            cp_async_16(&dst[(r + it * ROWS_PER_IT) * LD + c], &src[gr * ld + gc], live);
+            continue;
+        }
         const int valid = gr < rows ? valid_cols : 0;
-        const __half* from = valid > 0 ? &src[gr * ld + gc] : src;  // any valid address if 0
-        cp_async_16(&dst[(r + it * ROWS_PER_IT) * LD + c], from, 2 * valid);
+        const int offset = valid > 0 ? gr * ld + gc : 0;  // an address inside src even if unread
+        cp_async_16(&dst[(r + it * ROWS_PER_IT) * LD + c], src + offset, 2 * valid);
     }
 }
 
@@ -194,7 +211,7 @@ __device__ inline void mma_frags(FragC (&acc)[Cfg::FM][Cfg::FN], const FragA (&a
         for (int j = 0; j < Cfg::FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
 }
 
-template <class Cfg, bool kVec>
+template <class Cfg, bool kVec, bool kFull>
 static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     wmma_pipelined_kernel(int M, int N, int K, float alpha, const __half* A, int lda,
                           const __half* B, int ldb, float beta, float* C, int ldc, bool fast_c) {
@@ -224,11 +241,18 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < Cfg::FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
     const int KT = (K + BK - 1) / BK;  // k-tiles
-    // Asynchronous path: start the copy of k-tile kt into stage s.
-    auto copy_async = [&](int s, int kt) {
-        const int k0 = kt * BK;
-        tile_cp_async<BM, BK, LDA_S, THREADS>(As + s * Cfg::A_STAGE, A, lda, M, K, m0, k0, tid);
-        tile_cp_async<BK, BN, LDB_S, THREADS>(Bs + s * Cfg::B_STAGE, B, ldb, K, N, k0, n0, tid);
+    // Asynchronous path: start part `part` of the copy of k-tile kt into stage s. The copy is
+    // spread over the k-steps; with two stages it must land within one k-tile, so over the first
+    // half of them only.
+    constexpr int PARTS = STAGES > 2 ? KSTEPS : KSTEPS / 2;
+    auto copy_async = [&](int s, int kt, int part) {
+        // Past the end (kt >= KT): the bounds-checked copy reads nothing (out of range), the
+        // kFull copy is switched off (its address is kept inside the matrix all the same).
+        const int k0 = (kFull ? min(kt, KT - 1) : kt) * BK;
+        tile_cp_async<BM, BK, LDA_S, THREADS, PARTS, kFull>(As + s * Cfg::A_STAGE, A, lda, M, K, m0,
+                                                            k0, tid, part, kt < KT);
+        tile_cp_async<BK, BN, LDB_S, THREADS, PARTS, kFull>(Bs + s * Cfg::B_STAGE, B, ldb, K, N, k0,
+                                                            n0, tid, part, kt < KT);
     };
     // Register path: load k-tile kt into ra/rb, later store them into stage s.
     uint4 ra[Cfg::A_CHUNKS], rb[Cfg::B_CHUNKS];  // this thread's share of one A and one B tile
@@ -246,7 +270,10 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     // count of groups stays uniform), then the fragments of tile 0's first step.
     for (int s = 0; s < STAGES - 1; ++s) {
         if constexpr (kAsync) {
-            if (s < KT) copy_async(s, s);
+            if (s < KT) {
+#pragma unroll
+                for (int part = 0; part < PARTS; ++part) copy_async(s, s, part);
+            }
             cp_async_commit();
         } else if (s < KT) {
             load_regs(s);
@@ -261,37 +288,39 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         load_frags<Cfg>(a[0], b[0], As, Bs, 0, wm, wn);
     }
 
-    for (int kt = 0; kt < KT; ++kt) {
-        // BEGIN SOLUTION: per step: next step's fragments, the copy of tile next (step 0), the mma
+    // rs: the stage of tile kt (read); ws: the stage of tile kt + STAGES - 1 (written), tile
+    // kt - 1's. Each moves on by one stage per k-tile.
+    for (int kt = 0, rs = 0, ws = STAGES - 1; kt < KT;
+         ++kt, ws = rs, rs = rs + 1 < STAGES ? rs + 1 : 0) {
+        // BEGIN SOLUTION: per step: a share of tile next's copy, next step's fragments, the mma
         const int next = kt + STAGES - 1;  // the tile to copy in this iteration
 #pragma unroll
         for (int ks = 0; ks < KSTEPS; ++ks) {
+            // Tile next goes into stage ws (tile kt - 1's), free since the last barrier, a share
+            // of the chunks per step so that the copy instructions mix with the mma_syncs. No
+            // `next < KT` branch: past the end the copy reads nothing (see copy_async) and
+            // without a branch the compiler interleaves copies and mma_syncs.
+            if constexpr (kAsync) {
+                copy_async(ws, next, ks);
+                if (ks == KSTEPS - 1) cp_async_commit();  // one group per tile
+            } else if (ks == 0) {
+                load_regs(next);  // in flight during the mma steps, stored on the last one
+            }
             // Where the next step's fragments are: this tile, or on the last step the next tile,
             // once it has landed (wait + barrier). After that barrier nobody reads this tile's
             // stage any more, which is what frees it for the copy issued in the next iteration.
-            int stage = kt % STAGES, kk = (ks + 1) * WMMA_K;
+            int stage = rs, kk = (ks + 1) * WMMA_K;
             if (ks == KSTEPS - 1) {
-                if constexpr (!kAsync) store_regs(next % STAGES);   // tile kt-1's stage: free
+                if constexpr (!kAsync) store_regs(ws);              // tile kt-1's stage: free
                 if constexpr (kAsync) cp_async_wait<STAGES - 2>();  // my copies of kt+1 landed
                 __syncthreads();  // everyone's tile kt+1 is in place; everyone is done with tile kt
-                stage = (kt + 1) % STAGES, kk = 0;
+                stage = rs + 1 < STAGES ? rs + 1 : 0, kk = 0;
             }
             // Fragments for step ks+1 are requested before the mma of step ks, which hides their
             // latency behind the tensor cores.
             if (ks < KSTEPS - 1 || kt + 1 < KT) {
                 load_frags<Cfg>(a[(ks + 1) % 2], b[(ks + 1) % 2], As + stage * Cfg::A_STAGE,
                                 Bs + stage * Cfg::B_STAGE, kk, wm, wn);
-            }
-            // Tile next goes into stage (kt - 1) % STAGES, free since the last barrier. No
-            // `next < KT` test: past the end every chunk is out of range and zero-fills a stage
-            // nobody reads, and without the branch the compiler interleaves copies and mma_syncs.
-            if (ks == 0) {
-                if constexpr (kAsync) {
-                    copy_async(next % STAGES, next);
-                    cp_async_commit();
-                } else {
-                    load_regs(next);  // in flight during the mma steps, stored on the last one
-                }
             }
             mma_frags<Cfg>(acc, a[ks % 2], b[ks % 2]);
         }
@@ -348,16 +377,22 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     static const bool opted_in = [] {
         constexpr auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
         GEMM_CUDA_CHECK(
-            cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, true>, attr, Cfg::SMEM_BYTES));
+            cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, true, true>, attr, Cfg::SMEM_BYTES));
         GEMM_CUDA_CHECK(
-            cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, false>, attr, Cfg::SMEM_BYTES));
+            cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, true, false>, attr, Cfg::SMEM_BYTES));
+        GEMM_CUDA_CHECK(
+            cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, false, false>, attr, Cfg::SMEM_BYTES));
         return true;
     }();
     (void)opted_in;
     const int blocks = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
     const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);
     const bool fast_c = ldc % 4 == 0 && aligned32(C);  // store_matrix_sync: ldm % 4, 32-byte base
-    auto kernel = vec ? wmma_pipelined_kernel<Cfg, true> : wmma_pipelined_kernel<Cfg, false>;
+    // Whole tiles only (the benchmark shapes): no bounds tests in the copies.
+    const bool full = vec && M % Cfg::BM == 0 && N % Cfg::BN == 0 && K % Cfg::BK == 0;
+    auto kernel = full  ? wmma_pipelined_kernel<Cfg, true, true>
+                  : vec ? wmma_pipelined_kernel<Cfg, true, false>
+                        : wmma_pipelined_kernel<Cfg, false, false>;
     kernel<<<blocks, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(M, N, K, alpha, A, lda, B, ldb, beta,
                                                               C, ldc, fast_c);
     GEMM_CUDA_CHECK_LAUNCH();
@@ -373,8 +408,10 @@ inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, con
             cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
         return bytes;
     }();
-    if (smem_optin >= configs::b128x256_k32_s4::SMEM_BYTES)  // sm_80, sm_90: 163 KB, 227 KB
-        gemm_cfg<configs::b128x256_k32_s4>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    // BK = 64 only with cp.async: staged through registers, a 64-deep tile would spill.
+    const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);
+    if (vec && smem_optin >= configs::b128x256_k64_s3::SMEM_BYTES)  // sm_80, sm_90: 163, 227 KB
+        gemm_cfg<configs::b128x256_k64_s3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     else if (smem_optin >= configs::b128x256_k32_s3::SMEM_BYTES)  // sm_86, sm_89: 99 KB
         gemm_cfg<configs::b128x256_k32_s3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     else  // sm_75: 64 KB
