@@ -17,10 +17,10 @@ struct Shape {
 };
 
 struct ChapterInfo {
-    std::string id;                   // "03_cuda_naive": names the CSV, the chart and the table
-    std::string title;                // one line: the idea of the chapter
-    int min_cc = 0;                   // lowest compute capability as 10*major+minor (75 = 7.5); 0 = CPU
-    std::vector<Shape> default_sizes; // what runs without --sizes
+    std::string id;     // "03_cuda_naive": names the CSV, the chart and the table
+    std::string title;  // one line: the idea of the chapter
+    int min_cc = 0;     // lowest compute capability as 10*major+minor (75 = 7.5); 0 = CPU
+    std::vector<Shape> default_sizes;  // what runs without --sizes
 };
 
 }  // namespace gemm

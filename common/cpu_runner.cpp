@@ -39,7 +39,8 @@ std::string cpu_model() {
 
 class CpuBackend : public Backend {
 public:
-    CpuBackend(CpuGemmF32 chapter, CpuGemmF32 yardstick) : chapter_(chapter), yardstick_(yardstick) {}
+    CpuBackend(CpuGemmF32 chapter, CpuGemmF32 yardstick)
+        : chapter_(chapter), yardstick_(yardstick) {}
 
     std::string device_name() const override { return cpu_model(); }
     std::string device_report() const override {
@@ -52,7 +53,9 @@ public:
           << " hardware threads, OpenMP threads " << threads << "\n";
         return s.str();
     }
-    std::string yardstick_name() const override { return yardstick_ ? cblas_name() : ""; }
+    std::string yardstick_name() const override {
+        return yardstick_ ? cblas_name() : "";
+    }
 
     void check_fits(const Problem& p) const override {
         // A, B, C0, the working C and the copy handed back to the check.
@@ -75,7 +78,9 @@ public:
         return C_;
     }
 
-    std::vector<double> time_chapter(int warmup, int reps) override { return time(chapter_, warmup, reps); }
+    std::vector<double> time_chapter(int warmup, int reps) override {
+        return time(chapter_, warmup, reps);
+    }
     std::vector<double> time_yardstick(int warmup, int reps) override {
         return time(yardstick_, warmup, reps);
     }

@@ -11,11 +11,10 @@ namespace gemm {
 }  // namespace gemm
 
 // Wraps a CUDA runtime call: GEMM_CUDA_CHECK(cudaMalloc(&p, bytes));
-#define GEMM_CUDA_CHECK(call)                                        \
-    do {                                                             \
-        cudaError_t gemm_err_ = (call);                              \
-        if (gemm_err_ != cudaSuccess)                                \
-            ::gemm::cuda_fail(#call, gemm_err_, __FILE__, __LINE__); \
+#define GEMM_CUDA_CHECK(call)                                                                  \
+    do {                                                                                       \
+        cudaError_t gemm_err_ = (call);                                                        \
+        if (gemm_err_ != cudaSuccess) ::gemm::cuda_fail(#call, gemm_err_, __FILE__, __LINE__); \
     } while (0)
 
 // After a kernel launch: catches bad launch configurations (too much shared memory, a grid

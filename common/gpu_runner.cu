@@ -19,14 +19,14 @@ namespace gemm {
 
 namespace {
 
-#define GEMM_CUBLAS_CHECK(call)                                                                 \
-    do {                                                                                        \
-        cublasStatus_t gemm_st_ = (call);                                                       \
-        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                                \
-            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,           \
-                         cublasGetStatusString(gemm_st_));                                      \
-            std::exit(1);                                                                       \
-        }                                                                                       \
+#define GEMM_CUBLAS_CHECK(call)                                                       \
+    do {                                                                              \
+        cublasStatus_t gemm_st_ = (call);                                             \
+        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                      \
+            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                         cublasGetStatusString(gemm_st_));                            \
+            std::exit(1);                                                             \
+        }                                                                             \
     } while (0)
 
 // One handle per device, made on first use (outside any timed region: the warm-up calls make it).
@@ -58,15 +58,24 @@ int fp32_lanes_per_sm(int cc) {
 // this rate). 0 when unknown.
 int tensor_flop_per_sm_clock(int cc) {
     switch (cc) {
-        case 75: return 1024;   // T4
-        case 80: return 2048;   // A100
-        case 86: return 512;    // A10, A40, RTX A6000
-        case 87: return 1024;   // Jetson Orin
-        case 89: return 512;    // L4, L40
-        case 90: return 4096;   // H100, H200 (wgmma; mma.sync reaches about two thirds)
-        case 100: return 8192;  // B200
-        case 120: return 512;   // RTX PRO Blackwell
-        default: return 0;
+        case 75:
+            return 1024;  // T4
+        case 80:
+            return 2048;  // A100
+        case 86:
+            return 512;  // A10, A40, RTX A6000
+        case 87:
+            return 1024;  // Jetson Orin
+        case 89:
+            return 512;  // L4, L40
+        case 90:
+            return 4096;  // H100, H200 (wgmma; mma.sync reaches about two thirds)
+        case 100:
+            return 8192;  // B200
+        case 120:
+            return 512;  // RTX PRO Blackwell
+        default:
+            return 0;
     }
 }
 
@@ -128,7 +137,10 @@ template <class T>
 class GpuBackend : public Backend {
 public:
     GpuBackend(int device, GpuGemm<T> chapter, GpuGemm<T> yardstick, const char* yardstick_name)
-        : device_(device), chapter_(chapter), yardstick_(yardstick), yardstick_name_(yardstick_name) {
+        : device_(device),
+          chapter_(chapter),
+          yardstick_(yardstick),
+          yardstick_name_(yardstick_name) {
         GEMM_CUDA_CHECK(cudaStreamCreate(&stream_));
     }
     ~GpuBackend() override { cudaStreamDestroy(stream_); }
@@ -147,7 +159,8 @@ public:
         GEMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         // The fp16 upload stages through a float copy; cuBLAS keeps a workspace (64 MiB margin).
         const unsigned long long in_bytes = sizeof(T) * (p.elems_A() + p.elems_B());
-        const unsigned long long stage = sizeof(T) == 4 ? 0 : 4ull * std::max(p.elems_A(), p.elems_B());
+        const unsigned long long stage =
+            sizeof(T) == 4 ? 0 : 4ull * std::max(p.elems_A(), p.elems_B());
         const unsigned long long need = in_bytes + stage + 4ull * p.elems_C() + (64ull << 20);
         if (need > free_b)
             throw UsageError("size " + p.shape.str() + " needs " + std::to_string(need >> 20) +
@@ -258,13 +271,13 @@ CheckResult check_gpu(GpuGemm<T> gemm, const Problem& p, CheckMode mode, Precisi
 // byte for byte, the column-major N x M matrix of its transpose with the same ld. So row-major
 // C = A * B is column-major C^T = B^T * A^T: ask cuBLAS for an N x M result with the operands
 // swapped (B first, then A) and no transposes. Nothing is copied or transposed.
-void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                  float beta, float* C, int ldc, cudaStream_t stream) {
+void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                  int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
     if (M == 0 || N == 0) return;
     cublasHandle_t h = handle();
     GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
-    GEMM_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda,
-                                  &beta, C, ldc));
+    GEMM_CUBLAS_CHECK(
+        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
 }
 
 void cublas_hgemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
@@ -274,8 +287,8 @@ void cublas_hgemm(int M, int N, int K, float alpha, const __half* A, int lda, co
     GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
     // fp16 inputs, fp32 accumulation and fp32 C: the same computation as the WMMA chapters.
     GEMM_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16F, ldb,
-                                   A, CUDA_R_16F, lda, &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
-                                   CUBLAS_GEMM_DEFAULT));
+                                   A, CUDA_R_16F, lda, &beta, C, CUDA_R_32F, ldc,
+                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 bool cuda_device_available(std::string* why) {
@@ -283,7 +296,8 @@ bool cuda_device_available(std::string* why) {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
         if (why)
-            *why = std::string("no usable CUDA device on this machine (") + cudaGetErrorString(err) + ").";
+            *why = std::string("no usable CUDA device on this machine (") +
+                   cudaGetErrorString(err) + ").";
         cudaGetLastError();  // clear the sticky error
         return false;
     }
@@ -304,7 +318,8 @@ Peaks device_peaks(int device) {
     Peaks p;
     p.device = prop.name;
     p.fp32_gflops = double(prop.multiProcessorCount) * fp32_lanes_per_sm(cc) * 2.0 * clock_ghz;
-    p.fp16_tensor_gflops = double(prop.multiProcessorCount) * tensor_flop_per_sm_clock(cc) * clock_ghz;
+    p.fp16_tensor_gflops =
+        double(prop.multiProcessorCount) * tensor_flop_per_sm_clock(cc) * clock_ghz;
     p.bandwidth_gbs = 2.0 * mem_ghz * bus_bits / 8.0;  // double data rate
     return p;
 }
@@ -323,21 +338,24 @@ std::string device_report(int device) {
       << attribute(cudaDevAttrMemoryClockRate, device) / 1000.0 << " MHz, peak " << pk.bandwidth_gbs
       << " GB/s; L2 " << prop.l2CacheSize / (1 << 20) << " MiB; shared memory per block up to "
       << prop.sharedMemPerBlockOptin / 1024 << " KiB\n"
-      << "peaks (theoretical, at the boost clock): fp32 CUDA cores " << pk.fp32_gflops << " GFLOP/s; ";
+      << "peaks (theoretical, at the boost clock): fp32 CUDA cores " << pk.fp32_gflops
+      << " GFLOP/s; ";
     if (pk.fp16_tensor_gflops > 0)
-        s << "fp16 tensor cores (fp32 accumulate, dense) about " << pk.fp16_tensor_gflops << " GFLOP/s\n";
+        s << "fp16 tensor cores (fp32 accumulate, dense) about " << pk.fp16_tensor_gflops
+          << " GFLOP/s\n";
     else
         s << "fp16 tensor cores: unknown for this architecture\n";
     return s.str();
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF32 gemm) {
-    return run_gpu<float>(argc, argv, info, gemm, cublas_sgemm, "cuBLAS cublasSgemm", Precision::F32);
+    return run_gpu<float>(argc, argv, info, gemm, cublas_sgemm, "cuBLAS cublasSgemm",
+                          Precision::F32);
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF16 gemm) {
-    return run_gpu<__half>(argc, argv, info, gemm, cublas_hgemm,
-                           "cuBLAS cublasGemmEx fp16->fp32", Precision::F16);
+    return run_gpu<__half>(argc, argv, info, gemm, cublas_hgemm, "cuBLAS cublasGemmEx fp16->fp32",
+                           Precision::F16);
 }
 
 CheckResult check_gpu_gemm(GpuGemmF32 gemm, const Problem& p, CheckMode mode) {

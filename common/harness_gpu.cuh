@@ -30,9 +30,10 @@ int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF32 g
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF16 gemm);
 
 // The cuBLAS yardsticks, behind the same contract as the chapters (row-major, device pointers).
-// cuBLAS is column-major; see the comment in gpu_runner.cu for how a row-major product is asked for.
-void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
-                  float beta, float* C, int ldc, cudaStream_t stream = 0);
+// cuBLAS is column-major; see the comment in gpu_runner.cu for how a row-major product is asked
+// for.
+void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0);
 void cublas_hgemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                   int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0);
 

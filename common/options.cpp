@@ -14,7 +14,8 @@ namespace {
 long long parse_integer(const std::string& text, const std::string& what) {
     if (text.empty()) throw UsageError(what + ": expected a whole number, got nothing");
     std::size_t start = (text[0] == '-' || text[0] == '+') ? 1 : 0;
-    if (start == text.size()) throw UsageError(what + ": expected a whole number, got '" + text + "'");
+    if (start == text.size())
+        throw UsageError(what + ": expected a whole number, got '" + text + "'");
     for (std::size_t i = start; i < text.size(); ++i)
         if (text[i] < '0' || text[i] > '9')
             throw UsageError(what + ": expected a whole number, got '" + text + "'");
@@ -76,10 +77,14 @@ Shape parse_shape(const std::string& text) {
 
 const char* to_string(CheckMode mode) {
     switch (mode) {
-        case CheckMode::Auto: return "auto";
-        case CheckMode::Full: return "full";
-        case CheckMode::Sample: return "sample";
-        case CheckMode::Off: return "off";
+        case CheckMode::Auto:
+            return "auto";
+        case CheckMode::Full:
+            return "full";
+        case CheckMode::Sample:
+            return "sample";
+        case CheckMode::Off:
+            return "off";
     }
     return "?";
 }
@@ -113,7 +118,8 @@ Options parse_options(int argc, const char* const* argv) {
             std::string list = take();
             o.sizes.clear();
             for (const std::string& item : split(list, ',')) {
-                if (item.empty()) throw UsageError("--sizes '" + list + "': empty entry in the list");
+                if (item.empty())
+                    throw UsageError("--sizes '" + list + "': empty entry in the list");
                 o.sizes.push_back(parse_shape(item));
             }
             if (o.sizes.empty()) throw UsageError("--sizes needs at least one size");
@@ -128,15 +134,21 @@ Options parse_options(int argc, const char* const* argv) {
         } else if (arg == "--seed") {
             std::string s = take();
             long long v = parse_integer(s, "--seed");
-            if (v < 0) throw UsageError("--seed: expected a non-negative whole number, got '" + s + "'");
+            if (v < 0)
+                throw UsageError("--seed: expected a non-negative whole number, got '" + s + "'");
             o.seed = static_cast<std::uint64_t>(v);
         } else if (arg == "--check") {
             std::string m = take();
-            if (m == "full") o.check = CheckMode::Full;
-            else if (m == "sample") o.check = CheckMode::Sample;
-            else if (m == "off") o.check = CheckMode::Off;
-            else if (m == "auto") o.check = CheckMode::Auto;
-            else throw UsageError("--check: expected full, sample, off or auto, got '" + m + "'");
+            if (m == "full")
+                o.check = CheckMode::Full;
+            else if (m == "sample")
+                o.check = CheckMode::Sample;
+            else if (m == "off")
+                o.check = CheckMode::Off;
+            else if (m == "auto")
+                o.check = CheckMode::Auto;
+            else
+                throw UsageError("--check: expected full, sample, off or auto, got '" + m + "'");
         } else if (arg == "--grade") {
             no_value();
             o.grade = true;
@@ -169,7 +181,8 @@ std::string usage(const std::string& program, const std::vector<Shape>& default_
       << "  --alpha X        C = alpha*A*B + beta*C                        [" << d.alpha << "]\n"
       << "  --beta X                                                       [" << d.beta << "]\n"
       << "  --seed N         seed of the inputs                           [" << d.seed << "]\n"
-      << "  --check MODE     full | sample | off | auto (full up to 2^30 multiply-adds, else sample)\n"
+      << "  --check MODE     full | sample | off | auto (full up to 2^30 multiply-adds, else "
+         "sample)\n"
       << "  --no-baseline    do not time the yardstick (cuBLAS / CBLAS)\n"
       << "  --out DIR        where the CSV and the SVG chart go          [" << d.out_dir << "]\n"
       << "  --device N       CUDA device (GPU chapters)                   [" << d.device << "]\n"

@@ -13,17 +13,17 @@ namespace gemm {
 enum class CheckMode { Auto, Full, Sample, Off };
 
 struct Options {
-    std::vector<Shape> sizes;     // empty: the chapter's defaults
-    int reps = 20;                // timed repetitions; the median is reported
-    int warmup = 3;               // untimed runs before timing
+    std::vector<Shape> sizes;  // empty: the chapter's defaults
+    int reps = 20;             // timed repetitions; the median is reported
+    int warmup = 3;            // untimed runs before timing
     float alpha = 1.0f;
     float beta = 0.0f;
-    std::uint64_t seed = 2024;    // fixed default: the same inputs on every machine
+    std::uint64_t seed = 2024;  // fixed default: the same inputs on every machine
     CheckMode check = CheckMode::Auto;
-    bool baseline = true;         // time the yardstick (cuBLAS or CBLAS) in the same run
+    bool baseline = true;  // time the yardstick (cuBLAS or CBLAS) in the same run
     std::string out_dir = "plots/latest";
     int device = 0;
-    bool grade = false;           // autograder mode: hidden shapes from --seed, short benchmark
+    bool grade = false;  // autograder mode: hidden shapes from --seed, short benchmark
     bool help = false;
 };
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -63,7 +63,8 @@ struct Tally {
         ++checked;
         double t = tolerance(p, K, scale);
         if (!std::isfinite(g)) {
-            mark_bad(where, e, g, t, std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
+            mark_bad(where, e, g, t,
+                     std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
             return;
         }
         double err = std::fabs(double(g) - e);
@@ -150,11 +151,13 @@ const char* to_string(Precision p) {
 Problem Problem::resolved() const {
     Problem r = *this;
     const Shape& s = shape;
-    if (s.M < 0 || s.N < 0 || s.K < 0) throw std::invalid_argument("negative dimension in " + str());
+    if (s.M < 0 || s.N < 0 || s.K < 0)
+        throw std::invalid_argument("negative dimension in " + str());
     if (r.lda == 0) r.lda = s.K;
     if (r.ldb == 0) r.ldb = s.N;
     if (r.ldc == 0) r.ldc = s.N;
-    // A leading dimension of 0 for an empty row is legal in BLAS; keep it at least 1 like BLAS does.
+    // A leading dimension of 0 for an empty row is legal in BLAS; keep it at least 1 like BLAS
+    // does.
     r.lda = std::max(r.lda, 1);
     r.ldb = std::max(r.ldb, 1);
     r.ldc = std::max(r.ldc, 1);
@@ -179,8 +182,8 @@ float round_to_half(float x) {
     const float ax = std::fabs(x);
     if (ax >= 65520.0f) return std::copysign(std::numeric_limits<float>::infinity(), x);
     int e = 0;
-    std::frexp(ax, &e);                             // ax = m * 2^e, m in [0.5, 1)
-    const int lead = std::max(e - 1, -14);          // exponent of the leading bit; -14: subnormals
+    std::frexp(ax, &e);                     // ax = m * 2^e, m in [0.5, 1)
+    const int lead = std::max(e - 1, -14);  // exponent of the leading bit; -14: subnormals
     const float quantum = std::ldexp(1.0f, lead - 10);  // half keeps 10 bits after the leading one
     return std::copysign(std::nearbyint(ax / quantum) * quantum, x);  // ties to even
 }
@@ -211,7 +214,8 @@ double tolerance(Precision p, int K, double scale) {
     return u * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
 }
 
-void reference_gemm(const HostProblem& hp, std::vector<double>& expected, std::vector<double>& scale) {
+void reference_gemm(const HostProblem& hp, std::vector<double>& expected,
+                    std::vector<double>& scale) {
     const int M = hp.p.shape.M, N = hp.p.shape.N;
     expected.assign(std::size_t(M) * N, 0.0);
     scale.assign(std::size_t(M) * N, 0.0);
@@ -227,7 +231,8 @@ CheckResult check_full(const HostProblem& hp, const std::vector<float>& C) {
 #pragma omp parallel
     {
         Tally mine;
-        std::vector<double> expected(static_cast<std::size_t>(N)), scale(static_cast<std::size_t>(N));
+        std::vector<double> expected(static_cast<std::size_t>(N)),
+            scale(static_cast<std::size_t>(N));
 #pragma omp for schedule(dynamic, 4) nowait
         for (int i = 0; i < M; ++i) {
             reference_row(hp, i, expected.data(), scale.data());
@@ -252,9 +257,9 @@ CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, in
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < N; ++j) {
             float g = C[std::size_t(i) * p.ldc + j];
-            if (!std::isfinite(g)) t.mark_bad(std::size_t(i) * p.ldc + j, 0.0, g, 0.0,
-                                              std::isnan(g) ? "NaN (never written, or NaN computed)"
-                                                            : "Inf");
+            if (!std::isfinite(g))
+                t.mark_bad(std::size_t(i) * p.ldc + j, 0.0, g, 0.0,
+                           std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
         }
     check_padding(hp, C, t);
 
@@ -283,7 +288,8 @@ CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, in
         }
         double acc = 0.0, sc = 0.0;
         for (int k = 0; k < K; ++k) {
-            const double ab = double(hp.A[i * p.lda + k]) * double(hp.B[std::size_t(k) * p.ldb + j]);
+            const double ab =
+                double(hp.A[i * p.lda + k]) * double(hp.B[std::size_t(k) * p.ldb + j]);
             acc += ab;
             sc += std::fabs(ab);
         }
@@ -302,8 +308,9 @@ std::string CheckResult::summary() const {
     if (mode != "off") s << ", max abs err " << max_abs_err << ", max rel err " << max_rel_err;
     s << ")";
     if (!pass)
-        s << ": " << bad << " bad; first at (row " << bad_row << ", col " << bad_col << "): " << reason
-          << ", expected " << expected << ", got " << got << ", tolerance " << tolerance;
+        s << ": " << bad << " bad; first at (row " << bad_row << ", col " << bad_col
+          << "): " << reason << ", expected " << expected << ", got " << got << ", tolerance "
+          << tolerance;
     return s.str();
 }
 

@@ -24,8 +24,8 @@ struct Problem {
     // into a bigger matrix (1 makes every base pointer miss its 16-byte alignment).
     int view_offset = 0;
 
-    // Fills the tight leading dimensions and checks that lda >= K, ldb >= N, ldc >= N and that every
-    // matrix (padding included) has fewer than 2^31 elements, so that int indexing is safe.
+    // Fills the tight leading dimensions and checks that lda >= K, ldb >= N, ldc >= N and that
+    // every matrix (padding included) has fewer than 2^31 elements, so that int indexing is safe.
     // Throws std::invalid_argument naming the problem.
     Problem resolved() const;
     std::size_t elems_A() const { return std::size_t(shape.M) * std::size_t(lda); }
@@ -57,17 +57,17 @@ float round_to_half(float x);
 std::vector<float> initial_C(const HostProblem& hp);
 
 struct CheckResult {
-    std::string mode = "off";      // "full", "sample" or "off"
+    std::string mode = "off";  // "full", "sample" or "off"
     bool pass = true;
-    std::size_t checked = 0;       // elements compared against the reference
-    std::size_t bad = 0;           // elements out of tolerance, non-finite, or padding written
-    double max_abs_err = 0.0;      // max |got - expected|
-    double max_rel_err = 0.0;      // max |got - expected| / (|alpha| sum|a||b| + |beta c|)
+    std::size_t checked = 0;   // elements compared against the reference
+    std::size_t bad = 0;       // elements out of tolerance, non-finite, or padding written
+    double max_abs_err = 0.0;  // max |got - expected|
+    double max_rel_err = 0.0;  // max |got - expected| / (|alpha| sum|a||b| + |beta c|)
     // The first bad element in row-major order of the elements checked, -1 when none.
     int bad_row = -1, bad_col = -1;
     double expected = 0.0, got = 0.0, tolerance = 0.0;
-    std::string reason;            // e.g. "NaN", "out of tolerance", "padding written"
-    std::string summary() const;   // one line for logs and test failures
+    std::string reason;           // e.g. "NaN", "out of tolerance", "padding written"
+    std::string summary() const;  // one line for logs and test failures
 };
 
 // Per-element tolerance: |got - expected| <= u * (4 sqrt(K) + 8) * (|alpha| sum_k |a b| + |beta c|)
@@ -85,6 +85,7 @@ CheckResult check_full(const HostProblem& hp, const std::vector<float>& C);
 CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, int samples = 4096);
 
 // Reference in double for all of C (row-major, tight M x N): expected and the error scale.
-void reference_gemm(const HostProblem& hp, std::vector<double>& expected, std::vector<double>& scale);
+void reference_gemm(const HostProblem& hp, std::vector<double>& expected,
+                    std::vector<double>& scale);
 
 }  // namespace gemm

@@ -13,10 +13,28 @@ namespace gemm {
 
 namespace {
 
-const char* const kColumns[] = {
-    "device", "chapter", "precision", "M", "N", "K", "alpha", "beta", "seed", "reps",
-    "ms_median", "ms_min", "gflops", "yardstick", "yardstick_ms_median", "yardstick_gflops",
-    "pct_of_yardstick", "check", "max_abs_err", "max_rel_err", "bad_elements", "pass"};
+const char* const kColumns[] = {"device",
+                                "chapter",
+                                "precision",
+                                "M",
+                                "N",
+                                "K",
+                                "alpha",
+                                "beta",
+                                "seed",
+                                "reps",
+                                "ms_median",
+                                "ms_min",
+                                "gflops",
+                                "yardstick",
+                                "yardstick_ms_median",
+                                "yardstick_gflops",
+                                "pct_of_yardstick",
+                                "check",
+                                "max_abs_err",
+                                "max_rel_err",
+                                "bad_elements",
+                                "pass"};
 constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 
 std::string quote(const std::string& s) {
@@ -33,9 +51,12 @@ std::vector<std::string> split_csv(const std::string& line) {
     for (std::size_t i = 0; i < line.size(); ++i) {
         char c = line[i];
         if (in_quotes) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-            else if (c == '"') in_quotes = false;
-            else cur += c;
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                cur += '"', ++i;
+            else if (c == '"')
+                in_quotes = false;
+            else
+                cur += c;
         } else if (c == '"') {
             in_quotes = true;
         } else if (c == ',') {
@@ -58,11 +79,16 @@ std::string num(double v, int precision = 6) {
 std::string escape_xml(const std::string& s) {
     std::string o;
     for (char c : s) {
-        if (c == '&') o += "&amp;";
-        else if (c == '<') o += "&lt;";
-        else if (c == '>') o += "&gt;";
-        else if (c == '"') o += "&quot;";
-        else o += c;
+        if (c == '&')
+            o += "&amp;";
+        else if (c == '<')
+            o += "&lt;";
+        else if (c == '>')
+            o += "&gt;";
+        else if (c == '"')
+            o += "&quot;";
+        else
+            o += c;
     }
     return o;
 }
@@ -108,10 +134,10 @@ std::string csv_line(const Row& r) {
     s << quote(r.device) << ',' << quote(r.chapter) << ',' << r.precision << ',' << r.shape.M << ','
       << r.shape.N << ',' << r.shape.K << ',' << num(r.alpha) << ',' << num(r.beta) << ',' << r.seed
       << ',' << r.reps << ',' << num(r.ms_median, 8) << ',' << num(r.ms_min, 8) << ','
-      << num(r.gflops, 8) << ',' << quote(r.yardstick) << ',' << num(r.yardstick_ms_median, 8) << ','
-      << num(r.yardstick_gflops, 8) << ',' << num(r.pct_of_yardstick, 5) << ',' << r.check << ','
-      << num(r.max_abs_err, 4) << ',' << num(r.max_rel_err, 4) << ',' << r.bad_elements << ','
-      << (r.pass ? "true" : "false");
+      << num(r.gflops, 8) << ',' << quote(r.yardstick) << ',' << num(r.yardstick_ms_median, 8)
+      << ',' << num(r.yardstick_gflops, 8) << ',' << num(r.pct_of_yardstick, 5) << ',' << r.check
+      << ',' << num(r.max_abs_err, 4) << ',' << num(r.max_rel_err, 4) << ',' << r.bad_elements
+      << ',' << (r.pass ? "true" : "false");
     return s.str();
 }
 
@@ -133,7 +159,8 @@ std::vector<Row> read_csv(const std::string& path) {
     if (!f) throw std::runtime_error("cannot read " + path);
     std::string line;
     if (!std::getline(f, line) || line != csv_header())
-        throw std::runtime_error(path + ":1: not a results CSV (the header differs from the schema)");
+        throw std::runtime_error(path +
+                                 ":1: not a results CSV (the header differs from the schema)");
     std::vector<Row> rows;
     int lineno = 1;
     while (std::getline(f, line)) {
@@ -172,7 +199,8 @@ std::vector<Row> read_csv(const std::string& path) {
             r.pass = v[c] == "true";
             rows.push_back(r);
         } catch (const std::exception&) {
-            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": a field is not a number");
+            throw std::runtime_error(path + ":" + std::to_string(lineno) +
+                                     ": a field is not a number");
         }
     }
     return rows;
@@ -180,23 +208,26 @@ std::vector<Row> read_csv(const std::string& path) {
 
 std::string table_header() {
     std::ostringstream s;
-    s << std::left << std::setw(18) << "shape" << std::right << std::setw(11) << "ms" << std::setw(12)
-      << "GFLOPS" << std::setw(12) << "yard GFLOPS" << std::setw(8) << "% yard" << std::setw(8)
-      << "check" << std::setw(11) << "max err" << "  result";
+    s << std::left << std::setw(18) << "shape" << std::right << std::setw(11) << "ms"
+      << std::setw(12) << "GFLOPS" << std::setw(12) << "yard GFLOPS" << std::setw(8) << "% yard"
+      << std::setw(8) << "check" << std::setw(11) << "max err"
+      << "  result";
     return s.str();
 }
 
 std::string table_line(const Row& r) {
     std::ostringstream s;
-    s << std::left << std::setw(18) << r.shape.str() << std::right << std::fixed << std::setprecision(3)
-      << std::setw(11) << r.ms_median << std::setprecision(1) << std::setw(12) << r.gflops;
+    s << std::left << std::setw(18) << r.shape.str() << std::right << std::fixed
+      << std::setprecision(3) << std::setw(11) << r.ms_median << std::setprecision(1)
+      << std::setw(12) << r.gflops;
     if (r.yardstick.empty())
         s << std::setw(12) << "-" << std::setw(8) << "-";
     else
         s << std::setw(12) << r.yardstick_gflops << std::setw(7) << r.pct_of_yardstick << "%";
     s << std::setw(8) << r.check;
     if (r.check == "off")
-        s << std::setw(11) << "-" << "  unchecked";
+        s << std::setw(11) << "-"
+          << "  unchecked";
     else
         s << std::setw(11) << std::scientific << std::setprecision(2) << r.max_abs_err << "  "
           << (r.pass ? "PASS" : "FAIL");
@@ -224,7 +255,7 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
             ymax = std::max(ymax, y);
             if (y > 0) ypos_min = std::min(ypos_min, y);
         }
-    if (xmin > xmax) xmin = 0, xmax = 1;           // no points at all: an empty, labelled frame
+    if (xmin > xmax) xmin = 0, xmax = 1;  // no points at all: an empty, labelled frame
     xmin = std::floor(xmin), xmax = std::ceil(xmax);
     if (xmax - xmin < 1) xmin -= 1, xmax += 1;
     if (ymax <= 0) ymax = 1;
@@ -248,7 +279,8 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
     std::ostringstream o;
     o << std::fixed << std::setprecision(1);
     o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
-      << "\" viewBox=\"0 0 " << W << ' ' << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+      << "\" viewBox=\"0 0 " << W << ' ' << H
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     o << "<text x=\"" << W / 2 << "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
       << escape_xml(title) << "</text>\n";
@@ -277,8 +309,9 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
       << "\" fill=\"none\" stroke=\"#333\"/>\n";
     o << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18 << "\" text-anchor=\"middle\">"
       << escape_xml(x_label) << "</text>\n";
-    o << "<text transform=\"translate(22," << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">"
-      << escape_xml(y_label) << (log_y ? ", log scale" : "") << "</text>\n";
+    o << "<text transform=\"translate(22," << top + ph / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">" << escape_xml(y_label)
+      << (log_y ? ", log scale" : "") << "</text>\n";
     // Series and legend.
     for (std::size_t i = 0; i < series.size(); ++i) {
         const Series& s = series[i];
@@ -293,9 +326,9 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
         o << "\"/>\n";
         for (auto [x, y] : pts)
             if (x > 0)
-                o << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"3\" fill=\"" << color
-                  << "\"><title>" << escape_xml(s.name) << ": " << si(x) << " -> " << num(y, 4)
-                  << " GFLOPS</title></circle>\n";
+                o << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"3\" fill=\""
+                  << color << "\"><title>" << escape_xml(s.name) << ": " << si(x) << " -> "
+                  << num(y, 4) << " GFLOPS</title></circle>\n";
         double ly = top + 10 + 20.0 * double(i);
         o << "<line x1=\"" << left + pw + 15 << "\" y1=\"" << ly << "\" x2=\"" << left + pw + 45
           << "\" y2=\"" << ly << "\" stroke=\"" << color << "\" stroke-width=\"2\""
@@ -371,7 +404,8 @@ std::string results_table(const std::vector<Row>& rows) {
     std::vector<Shape> shapes;
     std::vector<std::string> chapters;
     for (const Row& r : rows) {
-        if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end()) shapes.push_back(r.shape);
+        if (std::find(shapes.begin(), shapes.end(), r.shape) == shapes.end())
+            shapes.push_back(r.shape);
         if (std::find(chapters.begin(), chapters.end(), r.chapter) == chapters.end())
             chapters.push_back(r.chapter);
     }
@@ -398,7 +432,8 @@ std::string results_table(const std::vector<Row>& rows) {
             } else {
                 cells << thousands(hit->gflops);
                 if (!hit->yardstick.empty())
-                    cells << " (" << std::fixed << std::setprecision(1) << hit->pct_of_yardstick << "%)";
+                    cells << " (" << std::fixed << std::setprecision(1) << hit->pct_of_yardstick
+                          << "%)";
                 if (!hit->pass) cells << " FAIL";
             }
             cells << " |";
@@ -409,8 +444,9 @@ std::string results_table(const std::vector<Row>& rows) {
         if (!y.dashed) continue;
         t << "| *" << y.name << "* | |";
         for (const Shape& s : shapes) {
-            auto hit = std::find_if(y.points.begin(), y.points.end(),
-                                    [&](const std::pair<double, double>& p) { return p.first == chart_size(s); });
+            auto hit = std::find_if(
+                y.points.begin(), y.points.end(),
+                [&](const std::pair<double, double>& p) { return p.first == chart_size(s); });
             t << ' ' << (hit == y.points.end() ? std::string("-") : thousands(hit->second)) << " |";
         }
         t << '\n';
@@ -446,13 +482,13 @@ std::string roofline_chart(const Peaks& pk, const std::vector<Row>& rows) {
     roof("fp32 CUDA-core roof", pk.fp32_gflops);
     roof("fp16 tensor-core roof", pk.fp16_tensor_gflops);
     return svg_chart("Roofline of " + pk.device + " (" + thousands(pk.bandwidth_gbs) + " GB/s)",
-                     series, true, "arithmetic intensity (FLOP per byte of the minimum traffic), log2",
-                     "GFLOPS");
+                     series, true,
+                     "arithmetic intensity (FLOP per byte of the minimum traffic), log2", "GFLOPS");
 }
 
 void write_peaks(const std::string& path, const Peaks& p) {
-    write_text(path, "device,fp32_gflops,fp16_tensor_gflops,bandwidth_gbs\n" + quote(p.device) + "," +
-                         num(p.fp32_gflops, 8) + "," + num(p.fp16_tensor_gflops, 8) + "," +
+    write_text(path, "device,fp32_gflops,fp16_tensor_gflops,bandwidth_gbs\n" + quote(p.device) +
+                         "," + num(p.fp32_gflops, 8) + "," + num(p.fp16_tensor_gflops, 8) + "," +
                          num(p.bandwidth_gbs, 8) + "\n");
 }
 

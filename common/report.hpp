@@ -19,9 +19,9 @@ struct Row {
     unsigned long long seed = 0;
     int reps = 0;
     double ms_median = 0, ms_min = 0, gflops = 0;
-    std::string yardstick;            // "cuBLAS cublasSgemm", "OpenBLAS cblas_sgemm", "" when not run
+    std::string yardstick;  // "cuBLAS cublasSgemm", "OpenBLAS cblas_sgemm", "" when not run
     double yardstick_ms_median = 0, yardstick_gflops = 0, pct_of_yardstick = 0;
-    std::string check = "off";        // full | sample | off
+    std::string check = "off";  // full | sample | off
     double max_abs_err = 0, max_rel_err = 0;
     unsigned long long bad_elements = 0;
     bool pass = true;
@@ -67,8 +67,9 @@ double chart_size(const Shape& s);
 // labels, a legend and the title.
 extern const char* const kSizeAxis;    // "problem size (cube root of M·N·K), log2 scale"
 extern const char* const kGflopsAxis;  // "GFLOPS (2·M·N·K / time)"
-std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y = false,
-                      const std::string& x_label = kSizeAxis, const std::string& y_label = kGflopsAxis);
+std::string svg_chart(const std::string& title, const std::vector<Series>& series,
+                      bool log_y = false, const std::string& x_label = kSizeAxis,
+                      const std::string& y_label = kGflopsAxis);
 // The chapter's chart: its own GFLOPS and, where timed, the yardstick's.
 std::string chapter_chart(const std::string& title, const std::vector<Row>& rows);
 void write_text(const std::string& path, const std::string& text);

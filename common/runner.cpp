@@ -1,13 +1,13 @@
 #include "runner.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "report.hpp"
 
@@ -34,7 +34,8 @@ CheckMode resolve_check(CheckMode mode, const Shape& s) {
     if (mode != CheckMode::Auto) return mode;
     const double mnk = double(s.M) * double(s.N) * double(s.K);
     const double mn = double(s.M) * double(s.N);
-    return (mnk <= double(1ull << 30) && mn <= double(1ull << 26)) ? CheckMode::Full : CheckMode::Sample;
+    return (mnk <= double(1ull << 30) && mn <= double(1ull << 26)) ? CheckMode::Full
+                                                                   : CheckMode::Sample;
 }
 
 CheckResult check_output(CheckMode mode, const HostProblem& hp, const std::vector<float>& C) {
@@ -72,7 +73,8 @@ void validate(const std::vector<Shape>& sizes, const Options& o, Precision preci
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec || !std::filesystem::is_directory(o.out_dir))
-        throw UsageError("--out " + o.out_dir + ": cannot create this directory (" + ec.message() + ")");
+        throw UsageError("--out " + o.out_dir + ": cannot create this directory (" + ec.message() +
+                         ")");
 }
 
 }  // namespace
@@ -205,10 +207,10 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
                   << (c.pass ? "" : "\n       " + c.summary()) << std::endl;
         shapes_json << (i ? ",\n" : "") << "    {\"M\": " << p.shape.M << ", \"N\": " << p.shape.N
                     << ", \"K\": " << p.shape.K << ", \"lda\": " << p.lda << ", \"ldb\": " << p.ldb
-                    << ", \"ldc\": " << p.ldc << ", \"alpha\": " << p.alpha << ", \"beta\": " << p.beta
-                    << ", \"pass\": " << (c.pass ? "true" : "false") << ", \"check\": \"" << c.mode
-                    << "\", \"max_abs_err\": " << c.max_abs_err << ", \"detail\": \""
-                    << json_escape(c.pass ? "" : c.summary()) << "\"}";
+                    << ", \"ldc\": " << p.ldc << ", \"alpha\": " << p.alpha
+                    << ", \"beta\": " << p.beta << ", \"pass\": " << (c.pass ? "true" : "false")
+                    << ", \"check\": \"" << c.mode << "\", \"max_abs_err\": " << c.max_abs_err
+                    << ", \"detail\": \"" << json_escape(c.pass ? "" : c.summary()) << "\"}";
     }
 
     std::cout << "\nbenchmark (" << o.reps << " timed runs, median)\n" << table_header() << "\n";
@@ -237,7 +239,8 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
          << json_escape(backend.device_name()) << "\",\n  \"seed\": " << o.seed
          << ",\n  \"shapes_passed\": " << passed << ",\n  \"shapes_total\": " << problems.size()
          << ",\n  \"pass\": " << (all ? "true" : "false") << ",\n  \"shapes\": [\n"
-         << shapes_json.str() << "\n  ],\n  \"benchmark\": [\n" << bench_json.str() << "\n  ]\n}\n";
+         << shapes_json.str() << "\n  ],\n  \"benchmark\": [\n"
+         << bench_json.str() << "\n  ]\n}\n";
     const std::string path = o.out_dir + "/" + info.id + ".grade.json";
     try {
         write_text(path, json.str());
@@ -245,9 +248,9 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
         std::cerr << prog << ": error: " << e.what() << "\n";
         return 2;
     }
-    std::cout << "\n" << info.id << ": " << passed << "/" << problems.size()
-              << " shapes correct; wrote " << path << "\nGRADE: " << (all ? "PASS" : "FAIL")
-              << std::endl;
+    std::cout << "\n"
+              << info.id << ": " << passed << "/" << problems.size() << " shapes correct; wrote "
+              << path << "\nGRADE: " << (all ? "PASS" : "FAIL") << std::endl;
     return all ? 0 : 1;
 }
 
@@ -286,8 +289,8 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     const std::string yard = o.baseline ? backend->yardstick_name() : std::string();
     std::cout << "== " << info.id << ": " << info.title << "\n"
               << backend->device_report() << "inputs: uniform in [-1, 1), " << to_string(precision)
-              << ", seed " << o.seed << "; alpha " << o.alpha << ", beta " << o.beta << "; timing: "
-              << o.warmup << " warm-up + " << o.reps << " timed runs, median\n"
+              << ", seed " << o.seed << "; alpha " << o.alpha << ", beta " << o.beta
+              << "; timing: " << o.warmup << " warm-up + " << o.reps << " timed runs, median\n"
               << "yardstick: " << (yard.empty() ? std::string("none") : yard) << "\n\n";
     try {
         const Peaks pk = backend->peaks();
@@ -304,10 +307,11 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     std::vector<Row> rows;
     bool all_pass = true;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-        progress(sizes[i].str() + " (" + std::to_string(i + 1) + "/" + std::to_string(sizes.size()) + ")");
+        progress(sizes[i].str() + " (" + std::to_string(i + 1) + "/" +
+                 std::to_string(sizes.size()) + ")");
         CheckResult check;
-        const Row r = measure(*backend, info, precision, o, problem_for(sizes[i], o, precision), yard,
-                              check);
+        const Row r =
+            measure(*backend, info, precision, o, problem_for(sizes[i], o, precision), yard, check);
         progress_done();
         all_pass = all_pass && check.pass;
         rows.push_back(r);

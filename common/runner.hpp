@@ -22,11 +22,11 @@ struct NoDevice : std::runtime_error {
 
 class Backend {
 public:
-    virtual Peaks peaks() const { return {}; }    // zeros when unknown (the CPU)
+    virtual Peaks peaks() const { return {}; }  // zeros when unknown (the CPU)
     virtual ~Backend() = default;
-    virtual std::string device_name() const = 0;    // goes into the CSV and the chart title
-    virtual std::string device_report() const = 0;  // printed before the results
-    virtual std::string yardstick_name() const = 0; // "" when there is none to compare with
+    virtual std::string device_name() const = 0;     // goes into the CSV and the chart title
+    virtual std::string device_report() const = 0;   // printed before the results
+    virtual std::string yardstick_name() const = 0;  // "" when there is none to compare with
     // Throws UsageError when the problem cannot fit in memory.
     virtual void check_fits(const Problem& p) const = 0;
     // Makes these inputs current: the next calls run on them.

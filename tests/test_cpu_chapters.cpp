@@ -19,8 +19,12 @@ void check_chapter(gemm::CpuGemmF32 fn) {
 
 }  // namespace
 
-TEST_CASE("01_cpu_naive") { check_chapter(ch01::gemm); }
-TEST_CASE("02_cpu_tiled") { check_chapter(ch02::gemm); }
+TEST_CASE("01_cpu_naive") {
+    check_chapter(ch01::gemm);
+}
+TEST_CASE("02_cpu_tiled") {
+    check_chapter(ch02::gemm);
+}
 
 TEST_CASE("02_cpu_tiled across its block edges") {
     // Just below, at and above BM, BK and BN, so that every partial block is exercised.
@@ -38,7 +42,8 @@ TEST_CASE("02_cpu_tiled across its block edges") {
 TEST_CASE("the CBLAS yardstick computes the same product") {
     for (const gemm::Problem& p : gemm_tests::small_cases()) {
         CAPTURE(gemm_tests::name(p));
-        gemm::CheckResult r = gemm::check_cpu_gemm(gemm::cblas_yardstick(), p, gemm::CheckMode::Full);
+        gemm::CheckResult r =
+            gemm::check_cpu_gemm(gemm::cblas_yardstick(), p, gemm::CheckMode::Full);
         CHECK_MESSAGE(r.pass, r.summary());
     }
 }

@@ -10,9 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "cases.hpp"
-#include "harness_gpu.cuh"
-
 #include "03_cuda_naive/kernel.cuh"
 #include "04_cuda_coalesced/kernel.cuh"
 #include "05_cuda_smem_tiled/kernel.cuh"
@@ -21,6 +18,8 @@
 #include "08_wmma_naive/kernel.cuh"
 #include "09_wmma_smem/kernel.cuh"
 #include "10_wmma_double_buffered/kernel.cuh"
+#include "cases.hpp"
+#include "harness_gpu.cuh"
 
 namespace {
 
@@ -87,16 +86,34 @@ TEST_SUITE("yardsticks") {
 }
 
 TEST_SUITE("chapters") {
-    TEST_CASE("03_cuda_naive") { check_all(ch03::gemm, true); check_misaligned_views(ch03::gemm); }
-    TEST_CASE("04_cuda_coalesced") { check_all(ch04::gemm, true); check_misaligned_views(ch04::gemm); }
-    TEST_CASE("05_cuda_smem_tiled") { check_all(ch05::gemm, true); check_misaligned_views(ch05::gemm); }
+    TEST_CASE("03_cuda_naive") {
+        check_all(ch03::gemm, true);
+        check_misaligned_views(ch03::gemm);
+    }
+    TEST_CASE("04_cuda_coalesced") {
+        check_all(ch04::gemm, true);
+        check_misaligned_views(ch04::gemm);
+    }
+    TEST_CASE("05_cuda_smem_tiled") {
+        check_all(ch05::gemm, true);
+        check_misaligned_views(ch05::gemm);
+    }
     TEST_CASE("06_cuda_register_tiled") {
         check_all(ch06::gemm, true);
         check_misaligned_views(ch06::gemm);
     }
-    TEST_CASE("07_cuda_warp_tiled") { check_all(ch07::gemm, true); check_misaligned_views(ch07::gemm); }
-    TEST_CASE("08_wmma_naive") { check_all(ch08::gemm, true); check_misaligned_views(ch08::gemm); }
-    TEST_CASE("09_wmma_smem") { check_all(ch09::gemm, true); check_misaligned_views(ch09::gemm); }
+    TEST_CASE("07_cuda_warp_tiled") {
+        check_all(ch07::gemm, true);
+        check_misaligned_views(ch07::gemm);
+    }
+    TEST_CASE("08_wmma_naive") {
+        check_all(ch08::gemm, true);
+        check_misaligned_views(ch08::gemm);
+    }
+    TEST_CASE("09_wmma_smem") {
+        check_all(ch09::gemm, true);
+        check_misaligned_views(ch09::gemm);
+    }
     TEST_CASE("10_wmma_double_buffered") {
         check_all(ch10::gemm, true);
         check_misaligned_views(ch10::gemm);

@@ -45,12 +45,17 @@ std::vector<float> float_gemm(const HostProblem& hp, Order order) {
                 acc += hp.A[std::size_t(i) * p.lda + k] * hp.B[std::size_t(k) * p.ldb + j];
             }
             float& c = C[std::size_t(i) * p.ldc + j];
-            c = p.beta == 0.0f ? p.alpha * acc : p.alpha * acc + p.beta * hp.C0[std::size_t(i) * p.ldc + j];
+            c = p.beta == 0.0f ? p.alpha * acc
+                               : p.alpha * acc + p.beta * hp.C0[std::size_t(i) * p.ldc + j];
         }
     return C;
 }
-int forward(int t, int) { return t; }
-int backward(int t, int K) { return K - 1 - t; }
+int forward(int t, int) {
+    return t;
+}
+int backward(int t, int K) {
+    return K - 1 - t;
+}
 
 Problem problem(int M, int N, int K, float alpha = 1.0f, float beta = 0.0f) {
     Problem p;
@@ -509,7 +514,7 @@ TEST_SUITE("output") {
         std::size_t circles = 0, at = 0;
         while ((at = svg.find("<circle", at)) != std::string::npos) ++circles, ++at;
         CHECK(circles == 6);
-        CHECK(svg.find(">256<") != std::string::npos);    // log2 ticks
+        CHECK(svg.find(">256<") != std::string::npos);  // log2 ticks
         CHECK(svg.find(">4096<") != std::string::npos);
         CHECK(svg.find("GFLOPS") != std::string::npos);
         CHECK(svg.find("log2") != std::string::npos);

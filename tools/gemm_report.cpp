@@ -47,12 +47,13 @@ int main(int argc, char** argv) {
         std::filesystem::create_directories(out_dir);
         gemm::write_text(out_dir + "/all_chapters.svg",
                          gemm::combined_chart("Every chapter on " + device, rows));
-        gemm::write_text(out_dir + "/results.md",
-                         "# Results on " + device +
-                             "\n\nGFLOPS (median of the timed runs) and, in brackets, the percentage "
-                             "of the chapter's yardstick timed in the same run. Regenerate with "
-                             "`./tutorial run`.\n\n" +
-                             gemm::results_table(rows));
+        gemm::write_text(
+            out_dir + "/results.md",
+            "# Results on " + device +
+                "\n\nGFLOPS (median of the timed runs) and, in brackets, the percentage "
+                "of the chapter's yardstick timed in the same run. Regenerate with "
+                "`./tutorial run`.\n\n" +
+                gemm::results_table(rows));
         std::cout << "wrote " << out_dir << "/all_chapters.svg and " << out_dir << "/results.md";
         if (peaks_path.empty() && std::filesystem::exists(out_dir + "/peaks.csv"))
             peaks_path = out_dir + "/peaks.csv";

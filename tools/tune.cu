@@ -1,7 +1,8 @@
 // Times every candidate tile configuration of the tunable chapters through the same harness as
 // the chapters (same checks, same timing, cuBLAS in the same run), one CSV per candidate.
 //   build/tools/tune --sizes 4096,8192 --out results/tune [any chapter option]
-// The defaults the chapters use were chosen from this tool's output on the H100 (see docs/tuning.md).
+// The defaults the chapters use were chosen from this tool's output on the H100 (see
+// docs/tuning.md).
 #include <string>
 
 #include "06_cuda_register_tiled/kernel.cuh"

@@ -1,9 +1,8 @@
-// Chapter 01: the row-major i-j-k triple loop, the definition every later chapter is checked against.
-// New: everything. C[i][j] = alpha * sum_k A[i][k] * B[k][j] + beta * C[i][j].
-// Napkin math: 2*M*N*K FLOPs, one thread, and the inner loop walks B down a column (a stride of
-// ldb floats per step), so almost every B load misses the cache once N is large: expect well under
-// 1 GFLOP/s at 1024.
-// Preconditions: none (any M, N, K >= 0, lda >= K, ldb >= N, ldc >= N).
+// Chapter 01: the row-major i-j-k triple loop, the definition every later chapter is checked
+// against. New: everything. C[i][j] = alpha * sum_k A[i][k] * B[k][j] + beta * C[i][j]. Napkin
+// math: 2*M*N*K FLOPs, one thread, and the inner loop walks B down a column (a stride of ldb floats
+// per step), so almost every B load misses the cache once N is large: expect well under 1 GFLOP/s
+// at 1024. Preconditions: none (any M, N, K >= 0, lda >= K, ldb >= N, ldc >= N).
 #pragma once
 
 namespace ch01 {

@@ -22,7 +22,8 @@ inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, cons
         const int i1 = std::min(i0 + BM, M);
         // C = beta * C first, then the products are added in; beta == 0 must not read C.
         for (int i = i0; i < i1; ++i)
-            for (int j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+            for (int j = 0; j < N; ++j)
+                C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
 
         for (int k0 = 0; k0 < K; k0 += BK) {
             const int k1 = std::min(k0 + BK, K);

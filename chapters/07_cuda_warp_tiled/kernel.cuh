@@ -10,9 +10,9 @@
 // per 4 LDS.128 per k. Preconditions: none (float4 fast path checked at run time, as in 06).
 #pragma once
 
-#include <cstdint>
-
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 #include "cuda_check.cuh"
 
@@ -21,10 +21,10 @@ namespace ch07 {
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MIN_BLOCKS_,
           int GROUP_M_ = 16>
 struct Config {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_;     // block tile (BM, BN), k step BK
-    static constexpr int WM = WM_, WN = WN_;               // warp tile (WM, WN)
-    static constexpr int TM = TM_, TN = TN_;               // thread tile (TM, TN): 4x4 sub-blocks
-    static constexpr int LM = WM / TM, LN = WN / TN;       // a warp's lanes as a (LM, LN) grid
+    static constexpr int BM = BM_, BN = BN_, BK = BK_;  // block tile (BM, BN), k step BK
+    static constexpr int WM = WM_, WN = WN_;            // warp tile (WM, WN)
+    static constexpr int TM = TM_, TN = TN_;            // thread tile (TM, TN): 4x4 sub-blocks
+    static constexpr int LM = WM / TM, LN = WN / TN;    // a warp's lanes as a (LM, LN) grid
     static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);  // one warp per warp tile
     static constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4 chunks of A per thread and step
     static constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4 chunks of B per thread and step
@@ -35,7 +35,8 @@ struct Config {
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
     static_assert(WM % TM == 0 && WN % TN == 0 && LM * LN == 32, "32 thread tiles per warp tile");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4x4 sub-blocks (float4)");
-    static_assert(BK % 4 == 0 && BN % 4 == 0, "tiles are copied in float4 chunks along k (A), n (B)");
+    static_assert(BK % 4 == 0 && BN % 4 == 0,
+                  "tiles are copied in float4 chunks along k (A), n (B)");
     static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
                   "every thread copies the same number of chunks");
     static_assert(BM % 32 == 0, "with BM % 32 == 0, PAD = 4 shifts each As row by 4 banks");
@@ -184,7 +185,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;  // warp tile in block tile
     const int tm0 = wm0 + lane / LN * 4, tn0 = wn0 + lane % LN * 4;      // first 4x4 sub-block
 
-    float acc[TM][TN] = {};  // (TM, TN) tile of C, in registers
+    float acc[TM][TN] = {};    // (TM, TN) tile of C, in registers
     float a[2][TM], b[2][TN];  // fragments for k and k+1 (register double buffering)
     float4 ra[Cfg::A_LOADS], rb[Cfg::B_LOADS];  // step t+1's chunks, in flight during step t
 
@@ -232,13 +233,15 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < TN; j += 4) {
             const int col = n0 + tn0 + j / 4 * LN * 4;
             store4<VEC>(C + row * ldc + col, col, N,
-                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]),
-                        alpha, beta);
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]), alpha,
+                        beta);
         }
     }
 }
 
-inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+inline bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 // gemm() with an explicit tile configuration (used to sweep configs::* on a new GPU).
 template <class Cfg>
