@@ -92,6 +92,10 @@ private:
            p.beta, C_.data(), p.ldc);
     }
     std::vector<double> time(CpuGemmF32 fn, int warmup, int reps) {
+        // Worker threads of the previous series (OpenMP's or OpenBLAS's) spin for a while after
+        // their last call before they sleep; on a many-core machine they would steal cores from
+        // this series. Give them time to go to sleep first.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
         for (int i = 0; i < warmup; ++i) call(fn);
         std::vector<double> ms;
         for (int i = 0; i < reps; ++i) {
