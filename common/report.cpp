@@ -459,7 +459,8 @@ std::string roofline_chart(const Peaks& pk, const std::vector<Row>& rows) {
     std::map<std::string, std::size_t> index;
     double imin = 1.0, imax = 4096.0;
     for (const Row& r : rows) {
-        if (r.shape.M == 0 || r.shape.N == 0 || r.shape.K == 0) continue;
+        // Only what ran on the device these peaks describe (not, say, the CPU chapters).
+        if (r.device != pk.device || r.shape.M == 0 || r.shape.N == 0 || r.shape.K == 0) continue;
         const double intensity = 2.0 * r.shape.M * double(r.shape.N) * r.shape.K / min_bytes(r);
         imin = std::min(imin, intensity);
         imax = std::max(imax, intensity);

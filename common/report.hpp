@@ -41,8 +41,8 @@ Peaks read_peaks(const std::string& path);  // throws std::runtime_error naming 
 // (log GFLOPS axis) and a Markdown table of GFLOPS and % of the yardstick per chapter and size.
 std::string combined_chart(const std::string& title, const std::vector<Row>& rows);
 std::string results_table(const std::vector<Row>& rows);
-// A roofline: attainable GFLOPS = min(peak, intensity x bandwidth) for each peak, and the square
-// sizes of the rows placed at their ideal intensity (each matrix moved once).
+// A roofline: attainable GFLOPS = min(peak, intensity x bandwidth) for each peak, and the rows
+// measured on that device placed at their ideal intensity (each matrix moved once).
 std::string roofline_chart(const Peaks& peaks, const std::vector<Row>& rows);
 
 std::string csv_header();

@@ -520,6 +520,54 @@ TEST_SUITE("output") {
         CHECK(svg.find("log2") != std::string::npos);
     }
 
+    TEST_CASE("the combined chart and table hold every chapter and every yardstick once") {
+        Row a = sample_row(), b = sample_row(), c = sample_row(), d = sample_row();
+        b.shape = Shape(2048);
+        c.chapter = "98_other";
+        c.yardstick = "cuBLAS cublasGemmEx fp16->fp32";
+        c.precision = "fp16";
+        d.chapter = "98_other";
+        d.shape = Shape(2048);
+        d.pass = false;
+        d.yardstick = c.yardstick;
+        d.precision = "fp16";
+        std::string svg = combined_chart("all", {a, b, c, d});
+        CHECK(xml_problem(svg) == "");
+        for (const char* name : {"99_test", "98_other", "cuBLAS cublasSgemm", "cuBLAS cublasGemmEx fp16-&gt;fp32"})
+            CHECK(svg.find(std::string("data-name=\"") + name + "\"") != std::string::npos);
+        CHECK(svg.find("log scale") != std::string::npos);
+        std::string md = results_table({a, b, c, d});
+        CHECK(md.find("| 98_other | fp16 |") != std::string::npos);
+        CHECK(md.find("| 99_test | fp32 |") != std::string::npos);
+        CHECK(md.find("(80.0%)") != std::string::npos);
+        CHECK(md.find("FAIL") != std::string::npos);  // a failed check shows in the table
+        CHECK(md.find("| *cuBLAS cublasSgemm* |") != std::string::npos);
+        CHECK(md.find("1000x1001x999") != std::string::npos);
+    }
+
+    TEST_CASE("the roofline has both roofs and only the rows of its device") {
+        Peaks pk{"Test \"GPU\", rev 2", 60000, 900000, 3000};
+        Row gpu = sample_row(), cpu = sample_row();
+        cpu.device = "Some CPU";
+        cpu.chapter = "01_cpu";
+        std::string svg = roofline_chart(pk, {gpu, cpu});
+        CHECK(xml_problem(svg) == "");
+        CHECK(svg.find("fp32 CUDA-core roof (ridge 20 FLOP/B)") != std::string::npos);
+        CHECK(svg.find("fp16 tensor-core roof (ridge 300 FLOP/B)") != std::string::npos);
+        CHECK(svg.find("data-name=\"99_test\"") != std::string::npos);
+        CHECK(svg.find("01_cpu") == std::string::npos);
+    }
+
+    TEST_CASE("peaks round trip") {
+        write_peaks("test_peaks.csv", {"GPU, 1", 1.5, 2.5, 3.5});
+        Peaks p = read_peaks("test_peaks.csv");
+        CHECK(p.device == "GPU, 1");
+        CHECK(p.fp32_gflops == 1.5);
+        CHECK(p.fp16_tensor_gflops == 2.5);
+        CHECK(p.bandwidth_gbs == 3.5);
+        std::remove("test_peaks.csv");
+    }
+
     TEST_CASE("a chart with no points is still a valid, labelled frame") {
         std::string svg = svg_chart("empty", {}, true);
         CHECK(xml_problem(svg) == "");
