@@ -295,9 +295,14 @@ bool cuda_device_available(std::string* why) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
+        // Without a GPU (or its driver) the runtime reports an old driver or no device.
+        const bool absent = err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice;
         if (why)
-            *why = std::string("no usable CUDA device on this machine (") +
-                   cudaGetErrorString(err) + ").";
+            *why =
+                std::string(absent ? "no NVIDIA GPU with a driver for CUDA " +
+                                         std::to_string(CUDART_VERSION / 1000) + " on this machine"
+                                   : "no usable CUDA device on this machine") +
+                " (cudaGetDeviceCount: " + cudaGetErrorString(err) + ").";
         cudaGetLastError();  // clear the sticky error
         return false;
     }
