@@ -61,14 +61,15 @@ if has tune && [ -x build/tools/tune ]; then
 fi
 
 if has ncu; then
-    log "Nsight Compute: the command each chapter README gives, verbatim"
+    log "Nsight Compute: every ncu command the chapter READMEs give, verbatim"
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
-        cmd=$(grep -m1 -E "^\s*ncu " "chapters/$ch/README.md")
-        [ -n "$cmd" ] || { echo "$ch: no ncu line in its README"; continue; }
-        echo "\$ $cmd" > "$OUT/ncu_$ch.txt"
-        bash -c "$cmd" >> "$OUT/ncu_$ch.txt" 2>&1
-        echo "$ch ncu exit $?"
+        : > "$OUT/ncu_$ch.txt"
+        grep -E "^\s*ncu --" "chapters/$ch/README.md" | while read -r cmd; do
+            echo "\$ $cmd" >> "$OUT/ncu_$ch.txt"
+            bash -c "$cmd" >> "$OUT/ncu_$ch.txt" 2>&1
+            echo "$ch ncu exit $?"
+        done
     done
 fi
 
