@@ -55,6 +55,24 @@ def kernel_of(chapter_dir):
     sys.exit(f"{chapter_dir}: no kernel.cuh or kernel.hpp")
 
 
+def tracked_files(root):
+    """The files git tracks; without git (an exported copy), every file but build outputs."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True)
+        if out.stdout.strip():
+            return out.stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    skip = {".git", ".deps", "grades", "__pycache__"}
+    files = []
+    for d, dirs, names in os.walk(root):
+        rel = os.path.relpath(d, root)
+        dirs[:] = [x for x in dirs if x not in skip and not (rel == "." and x.startswith("build"))
+                   and not (rel == "plots" and x == "latest")]
+        files += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return files
+
+
 def main():
     if len(sys.argv) == 6 and sys.argv[1] == "files":
         kernel, main_src, out_kernel, out_main = sys.argv[2:]
@@ -73,8 +91,7 @@ def main():
             sys.exit(f"no chapter {chapter} in {root}/chapters")
         if os.path.exists(dest) and os.listdir(dest):
             sys.exit(f"{dest} exists and is not empty")
-        files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True,
-                               check=True).stdout.split()
+        files = tracked_files(root)
         for rel in files:
             target = os.path.join(dest, rel)
             os.makedirs(os.path.dirname(target), exist_ok=True)
