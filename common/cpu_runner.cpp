@@ -59,12 +59,7 @@ public:
 
     void check_fits(const Problem& p) const override {
         // A, B, C0, the working C and the copy handed back to the check.
-        const unsigned long long need = 4ull * (p.elems_A() + p.elems_B() + 3 * p.elems_C());
-        const unsigned long long have = host_available_bytes();
-        if (have && need > have)
-            throw UsageError("size " + p.shape.str() + " needs " + std::to_string(need >> 20) +
-                             " MiB of host memory, only " + std::to_string(have >> 20) +
-                             " MiB available");
+        check_host_fits(p, 4ull * (p.elems_A() + p.elems_B() + 3 * p.elems_C()));
     }
 
     void load(const HostProblem& hp) override {
@@ -131,10 +126,9 @@ const char* cblas_name() {
 }
 
 CheckResult check_cpu_gemm(CpuGemmF32 gemm, const Problem& p, CheckMode mode) {
-    HostProblem hp = make_inputs(p);
+    const HostProblem hp = make_inputs(p);
     CpuBackend backend(gemm, nullptr);
-    backend.load(hp);
-    return check_output(resolve_check(mode, hp.p.shape), hp, backend.run_once(initial_C(hp)));
+    return load_and_check(backend, hp, mode);
 }
 
 int run_cpu_chapter(int argc, char** argv, const ChapterInfo& info, CpuGemmF32 gemm) {

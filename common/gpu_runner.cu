@@ -166,12 +166,8 @@ public:
             throw UsageError("size " + p.shape.str() + " needs " + std::to_string(need >> 20) +
                              " MiB of GPU memory, only " + std::to_string(free_b >> 20) +
                              " MiB free on device " + std::to_string(device_));
-        const unsigned long long host_need = 4ull * (p.elems_A() + p.elems_B() + 4 * p.elems_C());
-        const unsigned long long host_have = host_available_bytes();
-        if (host_have && host_need > host_have)
-            throw UsageError("size " + p.shape.str() + " needs " + std::to_string(host_need >> 20) +
-                             " MiB of host memory, only " + std::to_string(host_have >> 20) +
-                             " MiB available");
+        // Host: A, B and C0 as floats, the initial C, the C handed back, the upload staging.
+        check_host_fits(p, 4ull * (p.elems_A() + p.elems_B() + 4 * p.elems_C()));
     }
 
     void load(const HostProblem& hp) override {
@@ -257,12 +253,10 @@ template <class T>
 CheckResult check_gpu(GpuGemm<T> gemm, const Problem& p, CheckMode mode, Precision precision) {
     Problem q = p;
     q.precision = precision;
-    HostProblem hp = make_inputs(q);
     int dev = 0;
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     GpuBackend<T> backend(dev, gemm, nullptr, "");
-    backend.load(hp);
-    return check_output(resolve_check(mode, hp.p.shape), hp, backend.run_once(initial_C(hp)));
+    return load_and_check(backend, make_inputs(q), mode);
 }
 
 }  // namespace

@@ -38,8 +38,19 @@ CheckMode resolve_check(CheckMode mode, const Shape& s) {
                                                                    : CheckMode::Sample;
 }
 
-CheckResult check_output(CheckMode mode, const HostProblem& hp, const std::vector<float>& C) {
-    return mode == CheckMode::Full ? check_full(hp, C) : check_sampled(hp, C);
+CheckResult load_and_check(Backend& backend, const HostProblem& hp, CheckMode mode) {
+    backend.load(hp);
+    const std::vector<float> C = backend.run_once(initial_C(hp));
+    return resolve_check(mode, hp.p.shape) == CheckMode::Full ? check_full(hp, C)
+                                                              : check_sampled(hp, C);
+}
+
+void check_host_fits(const Problem& p, unsigned long long bytes) {
+    const unsigned long long have = host_available_bytes();
+    if (have && bytes > have)
+        throw UsageError("size " + p.shape.str() + " needs " + std::to_string(bytes >> 20) +
+                         " MiB of host memory, only " + std::to_string(have >> 20) +
+                         " MiB available");
 }
 
 namespace {
@@ -85,7 +96,6 @@ namespace {
 Row measure(Backend& backend, const ChapterInfo& info, Precision precision, const Options& o,
             const Problem& problem, const std::string& yard, CheckResult& check) {
     HostProblem hp = make_inputs(problem);
-    backend.load(hp);
 
     Row r;
     r.device = backend.device_name();
@@ -98,9 +108,10 @@ Row measure(Backend& backend, const ChapterInfo& info, Precision precision, cons
     r.reps = o.reps;
 
     check = CheckResult();
-    const CheckMode mode = resolve_check(o.check, problem.shape);
-    if (mode != CheckMode::Off) {
-        check = check_output(mode, hp, backend.run_once(initial_C(hp)));
+    if (o.check == CheckMode::Off) {
+        backend.load(hp);
+    } else {
+        check = load_and_check(backend, hp, o.check);
         r.check = check.mode;
         r.max_abs_err = check.max_abs_err;
         r.max_rel_err = check.max_rel_err;
@@ -197,10 +208,7 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
     for (std::size_t i = 0; i < problems.size(); ++i) {
         const Problem p = problems[i].resolved();
         progress(p.shape.str());
-        HostProblem hp = make_inputs(p);
-        backend.load(hp);
-        const CheckResult c = check_output(resolve_check(CheckMode::Auto, p.shape), hp,
-                                           backend.run_once(initial_C(hp)));
+        const CheckResult c = load_and_check(backend, make_inputs(p), CheckMode::Auto);
         progress_done();
         passed += c.pass;
         std::cout << "  " << (c.pass ? "PASS " : "FAIL ") << p.str()

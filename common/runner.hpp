@@ -29,7 +29,8 @@ public:
     virtual std::string yardstick_name() const = 0;  // "" when there is none to compare with
     // Throws UsageError when the problem cannot fit in memory.
     virtual void check_fits(const Problem& p) const = 0;
-    // Makes these inputs current: the next calls run on them.
+    // Makes these inputs current: the next calls run on them. hp must outlive those calls (the
+    // CPU backend works on it in place).
     virtual void load(const HostProblem& hp) = 0;
     // Sets C to c_init, runs the chapter once, returns C (all ldc columns of every row).
     virtual std::vector<float> run_once(const std::vector<float>& c_init) = 0;
@@ -47,8 +48,12 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
 // Auto resolves to full up to 2^30 multiply-adds (and 2^26 elements of C), sample above.
 CheckMode resolve_check(CheckMode mode, const Shape& s);
 
-// Runs the check `mode` (Full or Sample) of one kernel output.
-CheckResult check_output(CheckMode mode, const HostProblem& hp, const std::vector<float>& C);
+// The one path every check takes (chapter runs, --grade, the test suites): load the inputs, run the
+// chapter once on the poisoned C, compare. `mode` Auto resolves by size; Off is not a check.
+CheckResult load_and_check(Backend& backend, const HostProblem& hp, CheckMode mode);
+
+// Throws UsageError when `bytes` of host memory are more than this machine has available.
+void check_host_fits(const Problem& p, unsigned long long bytes);
 
 double median(std::vector<double> v);
 
