@@ -21,6 +21,7 @@ struct ChapterInfo {
     std::string title;  // one line: the idea of the chapter
     int min_cc = 0;     // lowest compute capability as 10*major+minor (75 = 7.5); 0 = CPU
     std::vector<Shape> default_sizes;  // what runs without --sizes
+    int max_cc = 0;  // highest compute capability, 0 = no limit (90: sm_90a code runs on 9.0 only)
 };
 
 }  // namespace gemm

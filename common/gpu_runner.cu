@@ -230,10 +230,19 @@ int select_device(const Options& o, const ChapterInfo& info) {
     GEMM_CUDA_CHECK(cudaSetDevice(o.device));
     const int cc = 10 * attribute(cudaDevAttrComputeCapabilityMajor, o.device) +
                    attribute(cudaDevAttrComputeCapabilityMinor, o.device);
-    if (cc < info.min_cc) {
+    if (cc < info.min_cc || (info.max_cc > 0 && cc > info.max_cc)) {
+        cudaDeviceProp prop{};
+        GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
         std::ostringstream s;
         s << "this chapter needs a GPU of compute capability " << info.min_cc / 10 << "."
-          << info.min_cc % 10 << " or newer, and device " << o.device << " has " << cc / 10 << "."
+          << info.min_cc % 10;
+        if (info.max_cc == info.min_cc)
+            s << " exactly (its sm_" << info.min_cc << "a code runs on that generation only)";
+        else if (info.max_cc > 0)
+            s << " to " << info.max_cc / 10 << "." << info.max_cc % 10;
+        else
+            s << " or newer";
+        s << ", and device " << o.device << " (" << prop.name << ") has " << cc / 10 << "."
           << cc % 10 << ".";
         throw NoDevice(s.str());
     }
