@@ -2,14 +2,19 @@
 // the chapters (same checks, same timing, cuBLAS in the same run), one CSV per candidate.
 //   build/tools/tune --sizes 4096,8192 --out results/tune [any chapter option]
 // The defaults the chapters use were chosen from this tool's output on the H100 (see
-// docs/tuning.md).
+// docs/tuning.md). Built a second time as tune_hopper (GEMM_TUNE_HOPPER, sm_90a only): chapter 12
+// and the steps of chapter 13's table.
 #include <cstdlib>
 #include <string>
 
+#ifdef GEMM_TUNE_HOPPER
+#include "13_wgmma_persistent/kernel.cuh"
+#else
 #include "06_cuda_register_tiled/kernel.cuh"
 #include "07_cuda_warp_tiled/kernel.cuh"
 #include "09_wmma_smem/kernel.cuh"
 #include "10_wmma_double_buffered/kernel.cuh"
+#endif
 #include "harness_gpu.cuh"
 
 namespace {
@@ -21,7 +26,11 @@ void candidate(int argc, char** argv, const std::string& id, Fn fn) {
     // GEMM_TUNE_ONLY=10_ times only the candidates whose name contains "10_".
     const char* only = std::getenv("GEMM_TUNE_ONLY");
     if (only && id.find(only) == std::string::npos) return;
+#ifdef GEMM_TUNE_HOPPER
+    int rc = gemm::run_gpu_chapter(argc, argv, {id, "tuning candidate", 90, {4096}, 90}, fn);
+#else
     int rc = gemm::run_gpu_chapter(argc, argv, {id, "tuning candidate", 75, {4096}}, fn);
+#endif
     if (rc == 2 || rc == 77) std::exit(rc);  // the same for every candidate: stop at once
     worst = std::max(worst, rc);
 }
@@ -29,6 +38,14 @@ void candidate(int argc, char** argv, const std::string& id, Fn fn) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef GEMM_TUNE_HOPPER
+    namespace c13 = ch13::configs;
+    candidate(argc, argv, "12_wgmma_tma", ch12::gemm);
+    candidate(argc, argv, "13_single", ch13::gemm_cfg<c13::single>);
+    candidate(argc, argv, "13_persistent", ch13::gemm_cfg<c13::persistent>);
+    candidate(argc, argv, "13_cluster2", ch13::gemm_cfg<c13::cluster2>);
+    candidate(argc, argv, "13_persistent_cluster2", ch13::gemm_cfg<c13::best>);
+#else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;
     candidate(argc, argv, "06_c128x128x8", ch06::gemm_cfg<c6::c128x128x8>);
@@ -56,5 +73,6 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "10_b128x256_k128_s2", ch10::gemm_cfg<c10::b128x256_k128_s2>);
     candidate(argc, argv, "10_b256x128_k64_s3", ch10::gemm_cfg<c10::b256x128_k64_s3>);
     candidate(argc, argv, "10_b128x128_k64_s3", ch10::gemm_cfg<c10::b128x128_k64_s3>);
+#endif
     return worst;
 }

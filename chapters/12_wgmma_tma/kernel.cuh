@@ -156,6 +156,37 @@ __device__ inline void wgmma_m64n256k16(float (&d)[ACC], uint64_t desc_a, uint64
 }
 #undef CH12_D8
 
+// The epilogue: C = alpha * d + beta * C, C not read when beta == 0. Thread t of a warpgroup holds
+// rows r and r + 8 (r = 16 * warp + lane / 4 of its 64) and, for every 8 columns j, the pair of
+// columns 8j + 2 * (lane % 4) and + 1: d[4j], d[4j+1] on row r, d[4j+2], d[4j+3] on row r + 8.
+// fast: the whole (64, BN) tile lies inside C and pairs of floats are 8-byte aligned.
+__device__ inline void store_tile(const float (&d)[ACC], float* C, int ldc, int M, int N, int r,
+                                  int n0, int lane, float alpha, float beta, bool fast) {
+    // BEGIN SOLUTION: write the accumulators to C with alpha, beta and bounds checks
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+        const int c = n0 + 8 * j + 2 * (lane % 4);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {  // rows r and r + 8
+            const int row = r + 8 * h;
+            float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
+            float* p = C + static_cast<long long>(row) * ldc + c;
+            if (fast) {  // (row, c) and (row, c + 1) inside C, 8-byte aligned
+                if (beta != 0.0f) {
+                    const float2 old = *reinterpret_cast<const float2*>(p);
+                    v0 += beta * old.x, v1 += beta * old.y;
+                }
+                *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+                continue;
+            }
+            if (row >= M) continue;
+            if (c < N) p[0] = beta == 0.0f ? v0 : v0 + beta * p[0];
+            if (c + 1 < N) p[1] = beta == 0.0f ? v1 : v1 + beta * p[1];
+        }
+    }
+    // END SOLUTION
+}
+
 // ---- the kernel ---------------------------------------------------------------------------------
 
 static __global__ void __launch_bounds__(THREADS, 1)
@@ -192,7 +223,6 @@ static __global__ void __launch_bounds__(THREADS, 1)
     __syncthreads();  // the barriers exist before anyone waits on them
 
     if (wg == 0) {
-        // BEGIN SOLUTION: the producer: wait for a free stage, announce its bytes, issue the copies
         setmaxnreg_dec<40>();  // the producer needs few registers: give them to the consumers
         if (tid == 0) {
             for (int kt = 0; kt < KT; ++kt) {
@@ -208,7 +238,6 @@ static __global__ void __launch_bounds__(THREADS, 1)
                              &full[s]);
             }
         }
-        // END SOLUTION
     } else {
         setmaxnreg_inc<232>();
         float d[ACC];  // (64, BN) of C: this warpgroup's rows, in wgmma's register layout
@@ -216,13 +245,13 @@ static __global__ void __launch_bounds__(THREADS, 1)
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
         const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
 
-        // BEGIN SOLUTION: the consumer: wait for a full stage, 4 wgmmas, release the previous one
         for (int kt = 0; kt < KT; ++kt) {
             const int s = kt % STAGES;
             mbar_wait(&full[s], (kt / STAGES) & 1);  // tile kt has landed in stage s
             const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
             const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
             wgmma_fence();  // the accumulators were written by ordinary instructions before
+            // BEGIN SOLUTION: four wgmmas over the stage's 64-deep tile, from descriptors of As, Bs
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
                 // A: rows of 128 bytes, 8-row groups 1024 bytes apart (SBO); a 16-deep step is 32
@@ -231,41 +260,16 @@ static __global__ void __launch_bounds__(THREADS, 1)
                 wgmma_m64n256k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                  smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
             }
+            // END SOLUTION
             wgmma_commit();
             wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
             if (tid % 32 == 0) mbar_arrive(&empty[s]);
         }
-        // END SOLUTION
 
-        // Epilogue: C = alpha * d + beta * C, C not read when beta == 0. Thread t of the warpgroup
-        // holds rows r and r + 8 (r = 16 * warp + lane / 4) and, for every 8 columns j, the pair of
-        // columns 8j + 2 * (lane % 4) and + 1: d[4j], d[4j+1] on row r, d[4j+2], d[4j+3] on r + 8.
-        // BEGIN SOLUTION: write the accumulators to C with alpha, beta and bounds checks
+        // Epilogue: this warp's 16 rows of the warpgroup's 64, straight from the accumulators.
         const int warp = tid / 32, lane = tid % 32;
-        const int r = m0 + row0 + 16 * warp + lane / 4;
-        const bool full_tile = m0 + BM <= M && n0 + BN <= N && vec_c;
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-            const int c = n0 + 8 * j + 2 * (lane % 4);
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {  // rows r and r + 8
-                const int row = r + 8 * h;
-                float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
-                float* p = C + static_cast<long long>(row) * ldc + c;
-                if (full_tile) {  // (row, c) and (row, c + 1) inside C, 8-byte aligned
-                    if (beta != 0.0f) {
-                        const float2 old = *reinterpret_cast<const float2*>(p);
-                        v0 += beta * old.x, v1 += beta * old.y;
-                    }
-                    *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
-                    continue;
-                }
-                if (row >= M) continue;
-                if (c < N) p[0] = beta == 0.0f ? v0 : v0 + beta * p[0];
-                if (c + 1 < N) p[1] = beta == 0.0f ? v1 : v1 + beta * p[1];
-            }
-        }
-        // END SOLUTION
+        store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, alpha, beta,
+                   m0 + BM <= M && n0 + BN <= N && vec_c);
     }
 #else
     (void)map_a, (void)map_b, (void)M, (void)N, (void)K, (void)alpha, (void)beta, (void)C,

@@ -1,0 +1,273 @@
+// Chapter 13: chapter 12's pipeline made persistent and clustered, to go past cuBLAS on the H100.
+// New vs chapter 12 (whose PTX wrappers, tensor maps and fallbacks this file reuses): one block per
+// SM walks many output tiles (a persistent kernel), so the producer loads the next tile while the
+// consumers write this one; blocks run in clusters of two that share the B tile: each block copies
+// half of it with TMA multicast into both blocks' shared memory, halving B's L2 -> SM traffic; the
+// "empty" barriers therefore count the consumers of both blocks, arriving across the cluster.
+// Napkin math: with the pair, L2 -> SM bytes are 2*M*N*K*(1/BM + 1/(2*BN)) = 0.67 GB at 4096^3, 17%
+// less than chapter 12's; the epilogue (BM*BN*4 bytes of C per tile) now overlaps the next loads.
+// Preconditions: as chapter 12 (compute capability 9.0; unaligned operands are padded first).
+#pragma once
+
+#include <algorithm>
+
+#include "12_wgmma_tma/kernel.cuh"  // chapters/ is on the include path
+
+namespace ch13 {
+
+using ch12::BK;
+using ch12::BN;
+using ch12::STAGES;
+using ch12::WG;
+
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile. PERSISTENT: one block per SM
+// looping over tiles (else one block per tile, as in chapter 12). CONSUMERS warpgroups of 64 rows
+// each make the block tile BM = 64 * CONSUMERS rows high. GROUP_M: cluster rows walked together.
+template <int CLUSTER_, bool PERSISTENT_, int CONSUMERS_ = 2, int GROUP_M_ = 8>
+struct Config {
+    static constexpr int CLUSTER = CLUSTER_, CONSUMERS = CONSUMERS_, GROUP_M = GROUP_M_;
+    static constexpr bool PERSISTENT = PERSISTENT_;
+    static constexpr int BM = ch12::WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
+    static constexpr int A_STAGE = BM * BK;  // halves
+    static constexpr int STAGE_BYTES = (A_STAGE + ch12::B_STAGE) * int(sizeof(__half));
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;
+    // Registers per thread after setmaxnreg: the consumers take what the producer gives up, within
+    // the 64K of the SM (multiples of 8).
+    static constexpr int PRODUCER_REGS = CONSUMERS == 2 ? 40 : 24;
+    static constexpr int CONSUMER_REGS = CONSUMERS == 2 ? 232 : 160;
+    static constexpr int B_PART = BN / ch12::B_BOX / CLUSTER;  // B boxes each block copies
+    static_assert(CLUSTER >= 1 && (BN / ch12::B_BOX) % CLUSTER == 0,
+                  "the cluster's blocks split B's boxes evenly");
+    static_assert(WG * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536, "the register file");
+};
+namespace configs {
+using single = Config<1, false>;      // chapter 12's schedule, for the table of steps
+using persistent = Config<1, true>;   // + one block per SM
+using cluster2 = Config<2, false>;    // + B multicast to a pair, one block per tile
+using best = Config<2, true>;         // both: the default
+}  // namespace configs
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define CH13_SM90A 1
+#endif
+
+__device__ inline unsigned cluster_rank() {
+    unsigned r = 0;
+#ifdef CH13_SM90A
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+    return r;
+}
+// Every thread of every block of the cluster gets here before any goes on: release/acquire
+// orders the shared-memory writes (barrier initialisation, remote arrivals) around it.
+__device__ inline void cluster_sync() {
+#ifdef CH13_SM90A
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+                     : "memory");
+#endif
+}
+// Arrives on the barrier at the same shared-memory offset in block `rank` of this cluster.
+__device__ inline void mbar_arrive_cluster(uint64_t* bar, unsigned rank) {
+#ifdef CH13_SM90A
+    asm volatile(
+        "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+        " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(
+            ch12::smem_u32(bar)),
+        "r"(rank)
+        : "memory");
+#endif
+}
+// A TMA copy whose box lands at the same offset in every block of `mask` and is counted on each
+// one's barrier at the offset of `bar`.
+__device__ inline void tma_load_multicast(void* dst, const CUtensorMap* map, int x, int y,
+                                          uint64_t* bar, uint16_t mask) {
+#ifdef CH13_SM90A
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(ch12::smem_u32(dst)),
+        "l"(map), "r"(x), "r"(y), "r"(ch12::smem_u32(bar)), "h"(mask)
+        : "memory");
+#endif
+}
+
+// The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are
+// walked in grouped order (GROUP_M cluster rows at a time, column by column) so that the tiles in
+// flight together share their rows of A and columns of B in L2.
+template <class Cfg>
+struct TileOrder {
+    int tiles_m, tiles_n;  // cluster tiles down and across C
+    // The first row and column of C that the block of cluster rank `rank` computes in tile t.
+    __device__ void origin(int t, unsigned rank, int& m0, int& n0) const {
+        m0 = 0, n0 = 0;
+        // BEGIN SOLUTION: the grouped order, then this block's BM rows within the cluster tile
+        const int group = t / (Cfg::GROUP_M * tiles_n), in_group = t % (Cfg::GROUP_M * tiles_n);
+        const int group_rows = min(tiles_m - group * Cfg::GROUP_M, Cfg::GROUP_M);
+        const int tm = group * Cfg::GROUP_M + in_group % group_rows, tn = in_group / group_rows;
+        m0 = (tm * Cfg::CLUSTER + int(rank)) * Cfg::BM;
+        n0 = tn * BN;
+        // END SOLUTION
+    }
+};
+
+template <class Cfg>
+static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cfg::THREADS, 1)
+    persistent_kernel(const __grid_constant__ CUtensorMap map_a,
+                      const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha,
+                      float beta, float* C, int ldc, bool vec_c) {
+#ifdef CH13_SM90A
+    using namespace ch12;
+    constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM;
+    constexpr int A_STAGE = Cfg::A_STAGE;
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char* smem = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, BM, BK), swizzled
+    __half* Bs = As + STAGES * A_STAGE;            // (STAGES, BN / 64, BK, 64), swizzled
+    __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
+    __shared__ uint64_t empty[STAGES];  // every consumer of the cluster is done with stage s
+
+    const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;
+    const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;  // this block's place in its cluster
+    const TileOrder<Cfg> order{(M + CLUSTER * BM - 1) / (CLUSTER * BM), (N + BN - 1) / BN};
+    const int tiles = order.tiles_m * order.tiles_n;
+    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int first = cluster_id;                        // this cluster's first tile
+    const int step = Cfg::PERSISTENT ? clusters : tiles;  // then every clusters-th (persistent)
+    const int KT = (K + BK - 1) / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], CONSUMERS * 4 * CLUSTER);  // every consumer warp of the cluster
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    // The barriers of every block of the cluster exist before anyone copies into or arrives on
+    // them.
+    if constexpr (CLUSTER > 1) cluster_sync();
+    else __syncthreads();
+
+    if (wg == 0) {
+        setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+        if (tid == 0) {
+            // The producer walks the same tiles as the consumers; its k-tile count `it` runs on
+            // across tiles, and with it the stages and their phases.
+            int it = 0;
+            for (int t = first; t < tiles; t += step) {
+                int m0, n0;
+                order.origin(t, rank, m0, n0);
+                for (int kt = 0; kt < KT; ++kt, ++it) {
+                    const int s = it % STAGES;
+                    if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
+                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);  // its A, and B from everyone
+                    tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);
+#pragma unroll
+                    for (int p = 0; p < Cfg::B_PART; ++p) {  // this block's share of B's boxes
+                        const int j = int(rank) * Cfg::B_PART + p;
+                        __half* dst = Bs + s * B_STAGE + j * BK * B_BOX;
+                        if constexpr (CLUSTER > 1)
+                            tma_load_multicast(dst, &map_b, n0 + j * B_BOX, kt * BK, &full[s],
+                                               uint16_t((1u << CLUSTER) - 1));
+                        else
+                            tma_load(dst, &map_b, n0 + j * B_BOX, kt * BK, &full[s]);
+                    }
+                }
+            }
+        }
+        __syncwarp();  // lane 0 rejoins its warp before the cluster barrier at the end
+    } else {
+        setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+        const int row0 = (wg - 1) * WGMMA_M;
+        const int warp = tid / 32, lane = tid % 32;
+        // Stage s is free again once every consumer warp of the cluster says so: its copies came
+        // from every block's producer.
+        auto release = [&](int s) {
+            if (lane != 0) return;
+            if constexpr (CLUSTER > 1) {
+#pragma unroll
+                for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(&empty[s], c);
+            } else {
+                mbar_arrive(&empty[s]);
+            }
+        };
+        int it = 0;
+        for (int t = first; t < tiles; t += step) {
+            int m0, n0;
+            order.origin(t, rank, m0, n0);
+            float d[ACC];
+#pragma unroll
+            for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+            for (int kt = 0; kt < KT; ++kt, ++it) {
+                const int s = it % STAGES;
+                mbar_wait(&full[s], (it / STAGES) & 1);
+                const __half* a = As + s * A_STAGE + row0 * BK;
+                const __half* b = Bs + s * B_STAGE;
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / WGMMA_K; ++kk)
+                    wgmma_m64n256k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                     smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
+                wgmma_commit();
+                // Unlike chapter 12, one k-tile of wgmmas stays in flight: once the previous
+                // k-tile's are done, its stage is released while this one's run.
+                wgmma_wait<1>();
+                if (kt > 0) release((it + STAGES - 1) % STAGES);
+            }
+            wgmma_wait<0>();
+            if (KT > 0) release((it + STAGES - 1) % STAGES);  // the tile's last stage
+            // Epilogue, as in chapter 12; meanwhile the producer is already loading the next tile.
+            store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, alpha, beta,
+                       m0 + BM <= M && n0 + BN <= N && vec_c);
+        }
+    }
+    // No block may leave while another block of its cluster can still arrive on its barriers.
+    if constexpr (CLUSTER > 1) cluster_sync();
+#else
+    (void)map_a, (void)map_b, (void)M, (void)N, (void)K, (void)alpha, (void)beta, (void)C,
+        (void)ldc, (void)vec_c;
+#endif
+}
+
+template <class Cfg>
+inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                     int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    if (M == 0 || N == 0 || K == 0) {  // nothing to write, or C = beta * C: chapter 12 does it
+        ch12::gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+        return;
+    }
+    auto kernel = persistent_kernel<Cfg>;
+    // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
+    static const int resident_clusters = [&] {
+        GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             Cfg::SMEM_BYTES));
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(Cfg::CLUSTER * 1024);
+        cfg.blockDim = dim3(Cfg::THREADS);
+        cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = Cfg::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        int n = 0;
+        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+        return n;
+    }();
+    const ch12::Operand a = ch12::tma_ready(A, M, K, lda, 0, stream);
+    const ch12::Operand b = ch12::tma_ready(B, K, N, ldb, 1, stream);
+    const CUtensorMap map_a = ch12::make_map(a.p, M, K, a.ld, Cfg::BM, BK);
+    const CUtensorMap map_b = ch12::make_map(b.p, K, N, b.ld, BK, ch12::B_BOX);
+    const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
+    const int tiles = ((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM)) * ((N + BN - 1) / BN);
+    const int clusters = Cfg::PERSISTENT ? std::min(tiles, resident_clusters) : tiles;
+    kernel<<<clusters * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
+        map_a, map_b, M, N, K, alpha, beta, C, ldc, vec_c);
+    GEMM_CUDA_CHECK_LAUNCH();
+}
+
+inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                 int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    gemm_cfg<configs::best>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+}  // namespace ch13
