@@ -313,23 +313,27 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
     return fn;
 }
 
-// A tensor map for a row-major (rows, cols) fp16 matrix with leading dimension ld, copied in boxes
-// of (box_rows, box_cols) with the 128-byte swizzle. Out-of-range elements of a box read as zero.
-inline CUtensorMap make_map(const __half* p, int rows, int cols, int ld, int box_rows, int box_cols) {
+// A tensor map for a row-major (rows, cols) matrix of T (__half, or float for chapter 13's C) with
+// leading dimension ld, copied in boxes of (box_rows, box_cols) with the 128-byte swizzle.
+// Out-of-range elements of a box read as zero (and are not written by a store).
+template <class T>
+inline CUtensorMap make_map(const T* p, int rows, int cols, int ld, int box_rows, int box_cols) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "fp16 or fp32");
     CUtensorMap map;
-    const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};    // innermost first
-    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(__half)};  // bytes from row to row
+    const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};  // innermost first
+    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(T)};     // bytes from row to row
     const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
     const cuuint32_t elem_strides[2] = {1, 1};
     const CUresult res = encode_tiled()(
-        &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half*>(p), dims, strides, box,
-        elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        &map, sizeof(T) == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+        const_cast<T*>(p), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (res != CUDA_SUCCESS) {
         std::fprintf(stderr,
-                     "cuTensorMapEncodeTiled failed (error %d) for a %d x %d fp16 matrix, ld %d, "
+                     "cuTensorMapEncodeTiled failed (error %d) for a %d x %d fp%d matrix, ld %d, "
                      "box %d x %d\n",
-                     int(res), rows, cols, ld, box_rows, box_cols);
+                     int(res), rows, cols, int(8 * sizeof(T)), ld, box_rows, box_cols);
         std::exit(1);
     }
     return map;

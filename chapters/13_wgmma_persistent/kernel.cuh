@@ -21,16 +21,22 @@ using ch12::STAGES;
 using ch12::WG;
 
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile. PERSISTENT: one block per SM
-// looping over tiles (else one block per tile, as in chapter 12). CONSUMERS warpgroups of 64 rows
-// each make the block tile BM = 64 * CONSUMERS rows high. GROUP_M: cluster rows walked together.
-template <int CLUSTER_, bool PERSISTENT_, int CONSUMERS_ = 2, int GROUP_M_ = 8>
+// looping over tiles (else one block per tile, as in chapter 12). STORE_TMA: the epilogue writes C
+// through shared memory and TMA stores (else straight from registers, as in chapter 12). CONSUMERS
+// warpgroups of 64 rows make the block tile BM = 64 * CONSUMERS high. GROUP_M: cluster rows walked
+// together.
+template <int CLUSTER_, bool PERSISTENT_, bool STORE_TMA_, int CONSUMERS_ = 2, int GROUP_M_ = 8>
 struct Config {
     static constexpr int CLUSTER = CLUSTER_, CONSUMERS = CONSUMERS_, GROUP_M = GROUP_M_;
-    static constexpr bool PERSISTENT = PERSISTENT_;
+    static constexpr bool PERSISTENT = PERSISTENT_, STORE_TMA = STORE_TMA_;
     static constexpr int BM = ch12::WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
     static constexpr int A_STAGE = BM * BK;  // halves
     static constexpr int STAGE_BYTES = (A_STAGE + ch12::B_STAGE) * int(sizeof(__half));
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;
+    // C goes out in TMA boxes of (64, 32) floats (32 floats: one 128-byte swizzle row), through two
+    // buffers per consumer.
+    static constexpr int C_BOX = 32, C_CHUNK_BYTES = 2 * 64 * C_BOX * int(sizeof(float));
+    static constexpr int SMEM_BYTES =
+        STAGES * STAGE_BYTES + (STORE_TMA ? CONSUMERS * C_CHUNK_BYTES : 0) + 1024;
     // Registers per thread after setmaxnreg: the consumers take what the producer gives up, within
     // the 64K of the SM (multiples of 8).
     static constexpr int PRODUCER_REGS = CONSUMERS == 2 ? 40 : 24;
@@ -40,11 +46,12 @@ struct Config {
                   "the cluster's blocks split B's boxes evenly");
     static_assert(WG * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536, "the register file");
 };
-namespace configs {
-using single = Config<1, false>;      // chapter 12's schedule, for the table of steps
-using persistent = Config<1, true>;   // + one block per SM
-using cluster2 = Config<2, false>;    // + B multicast to a pair, one block per tile
-using best = Config<2, true>;         // both: the default
+namespace configs {  // the steps of the README's table
+using single = Config<1, false, false>;                // chapter 12's schedule
+using persistent = Config<1, true, false>;             // one block per SM
+using cluster2 = Config<2, false, false>;              // B multicast to a pair, a block per tile
+using persistent_cluster2 = Config<2, true, false>;    // both
+using best = Config<2, true, true>;                    // both, and C through TMA stores
 }  // namespace configs
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -90,6 +97,74 @@ __device__ inline void tma_load_multicast(void* dst, const CUtensorMap* map, int
 #endif
 }
 
+// The TMA store of one box of C from shared memory, into the bulk-async group of this thread.
+__device__ inline void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
+#ifdef CH13_SM90A
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
+        "r"(x), "r"(y), "r"(ch12::smem_u32(src))
+        : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+// Waits until at most PENDING of this thread's TMA stores may still read shared memory
+// (READ_ONLY) or may still be writing global memory.
+template <int PENDING, bool READ_ONLY>
+__device__ inline void tma_store_wait() {
+#ifdef CH13_SM90A
+    if constexpr (READ_ONLY)
+        asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(PENDING) : "memory");
+    else
+        asm volatile("cp.async.bulk.wait_group %0;" ::"n"(PENDING) : "memory");
+#endif
+}
+// Ordinary shared-memory writes become visible to the copy engine (the async proxy).
+__device__ inline void fence_proxy_async() {
+#ifdef CH13_SM90A
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+// A barrier for the `count` threads that use barrier number `id` (1..15; 0 is __syncthreads).
+__device__ inline void named_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// The epilogue through TMA (beta == 0): this warpgroup's (64, BN) tile goes out in (64, 32) boxes.
+// Each box is written to one of two shared-memory buffers in the TMA's 128-byte swizzle, then one
+// thread hands it to the copy engine and the warpgroup fills the other buffer: the writes to global
+// memory overlap the next box and the next tile's math. Thread t writes the elements it holds (see
+// chapter 12's store_tile) at row r, column c of a box: 16-byte chunk c / 4 of the 128-byte row
+// goes to chunk (c / 4) ^ (r % 8), so that the 8 rows of a warp's write hit different banks.
+template <class Cfg>
+__device__ inline void store_tile_tma(const float (&d)[ch12::ACC], float* Cs,
+                                      const CUtensorMap* map_c, int m0, int n0, float alpha,
+                                      int wg, int tid) {
+    constexpr int BOX = Cfg::C_BOX;  // columns per box: 32 floats = one 128-byte swizzle row
+    const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+    for (int q = 0; q < BN / BOX; ++q) {
+        float* buf = Cs + (q % 2) * 64 * BOX;  // (64, BOX), swizzled
+        // The buffer is free once the copy engine has read the box stored from it two boxes ago.
+        if (tid == 0) tma_store_wait<1, true>();
+        named_sync(wg, WG);
+#pragma unroll
+        for (int jj = 0; jj < BOX / 8; ++jj) {
+            const int j = q * BOX / 8 + jj;              // the 8-column group of d
+            const int chunk = 2 * jj + (lane % 4) / 2;  // of the element pair in its 128-byte row
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = 16 * warp + lane / 4 + 8 * h;
+                float* p = buf + r * BOX + (chunk ^ (r % 8)) * 4 + (lane % 2) * 2;
+                *reinterpret_cast<float2*>(p) =
+                    make_float2(alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
+            }
+        }
+        fence_proxy_async();  // each thread's writes, before the copy engine reads them
+        named_sync(wg, WG);
+        if (tid == 0) tma_store(map_c, buf, n0 + q * BOX, m0);  // rows past M, columns past N: not written
+    }
+}
+
 // The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are
 // walked in grouped order (GROUP_M cluster rows at a time, column by column) so that the tiles in
 // flight together share their rows of A and columns of B in L2.
@@ -112,8 +187,9 @@ struct TileOrder {
 template <class Cfg>
 static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cfg::THREADS, 1)
     persistent_kernel(const __grid_constant__ CUtensorMap map_a,
-                      const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha,
-                      float beta, float* C, int ldc, bool vec_c) {
+                      const __grid_constant__ CUtensorMap map_b,
+                      const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
+                      float beta, float* C, int ldc, bool vec_c, bool tma_c) {
 #ifdef CH13_SM90A
     using namespace ch12;
     constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM;
@@ -216,15 +292,24 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             wgmma_wait<0>();
             if (KT > 0) release((it + STAGES - 1) % STAGES);  // the tile's last stage
             // Epilogue, as in chapter 12; meanwhile the producer is already loading the next tile.
+            if constexpr (Cfg::STORE_TMA) {
+                if (tma_c) {
+                    float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
+                                                         (wg - 1) * Cfg::C_CHUNK_BYTES);
+                    store_tile_tma<Cfg>(d, Cs, &map_c, m0 + row0, n0, alpha, wg, tid);
+                    continue;
+                }
+            }
             store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, alpha, beta,
                        m0 + BM <= M && n0 + BN <= N && vec_c);
         }
+        if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }
     // No block may leave while another block of its cluster can still arrive on its barriers.
     if constexpr (CLUSTER > 1) cluster_sync();
 #else
-    (void)map_a, (void)map_b, (void)M, (void)N, (void)K, (void)alpha, (void)beta, (void)C,
-        (void)ldc, (void)vec_c;
+    (void)map_a, (void)map_b, (void)map_c, (void)M, (void)N, (void)K, (void)alpha, (void)beta,
+        (void)C, (void)ldc, (void)vec_c, (void)tma_c;
 #endif
 }
 
@@ -258,10 +343,14 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     const CUtensorMap map_a = ch12::make_map(a.p, M, K, a.ld, Cfg::BM, BK);
     const CUtensorMap map_b = ch12::make_map(b.p, K, N, b.ld, BK, ch12::B_BOX);
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
-    const int tiles = ((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM)) * ((N + BN - 1) / BN);
+    // TMA stores overwrite C (beta == 0 only) and need the same alignment as the loads.
+    const bool tma_c = Cfg::STORE_TMA && beta == 0.0f && ldc % 4 == 0 && ch12::aligned16(C);
+    const CUtensorMap map_c = tma_c ? ch12::make_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
+    const int tiles =
+        ((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM)) * ((N + BN - 1) / BN);
     const int clusters = Cfg::PERSISTENT ? std::min(tiles, resident_clusters) : tiles;
     kernel<<<clusters * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
-        map_a, map_b, M, N, K, alpha, beta, C, ldc, vec_c);
+        map_a, map_b, map_c, M, N, K, alpha, beta, C, ldc, vec_c, tma_c);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
