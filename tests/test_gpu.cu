@@ -65,7 +65,8 @@ void check_tma_paths(Fn fn) {
     for (const gemm::Problem& p :
          {gemm_tests::make(1000, 1000, 1000), gemm_tests::make(2000, 3000, 520, 0, 0, 0, 1.5f, -0.5f),
           gemm_tests::make(4096, 4096, 64), gemm_tests::make(136, 264, 8200),
-          gemm_tests::make(200, 72, 16, 24, 80, 75, 1.0f, 1.0f)}) {
+          gemm_tests::make(200, 72, 16, 24, 80, 75, 1.0f, 1.0f),
+          gemm_tests::make(300, 200, 40, 48, 208, 204, 0.5f, 0.0f)}) {  // C by TMA, padded ldc
         CAPTURE(gemm_tests::name(p));
         gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
         CHECK_MESSAGE(r.pass, r.summary());
@@ -91,6 +92,9 @@ TEST_SUITE("hopper chapters") {
     }
     TEST_CASE("13_wgmma_persistent, clusters without persistence") {
         check_hopper(ch13::gemm_cfg<ch13::configs::cluster2>);
+    }
+    TEST_CASE("13_wgmma_persistent, persistent clusters, C stored from registers") {
+        check_hopper(ch13::gemm_cfg<ch13::configs::persistent_cluster2>);
     }
 }
 #else

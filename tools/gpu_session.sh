@@ -2,7 +2,7 @@
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
 # under plots/h100/ and in the chapter READMEs:
 #
-#   tools/gpu_session.sh [test] [bench] [tune] [ncu] [sanitize]     (default: test bench)
+#   tools/gpu_session.sh [test] [bench] [tune] [tune_hopper] [ncu] [sanitize]   (default: test bench)
 #
 # Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
 # CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`).
@@ -16,7 +16,7 @@ steps=("$@")
 has() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 log() { echo "== $(date +%T) $*"; }
 
-GPU_CHAPTERS=${CHAPTERS:-"03_cuda_naive 04_cuda_coalesced 05_cuda_smem_tiled 06_cuda_register_tiled 07_cuda_warp_tiled 08_wmma_naive 09_wmma_smem 10_wmma_double_buffered"}
+GPU_CHAPTERS=${CHAPTERS:-"03_cuda_naive 04_cuda_coalesced 05_cuda_smem_tiled 06_cuda_register_tiled 07_cuda_warp_tiled 08_wmma_naive 09_wmma_smem 10_wmma_double_buffered 11_mma_ldmatrix 12_wgmma_tma 13_wgmma_persistent"}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv 2>&1 | tee "$OUT/nvidia-smi.txt"
@@ -60,6 +60,12 @@ if has tune && [ -x build/tools/tune ]; then
     grep -E "^== |^4096|^8192" "$OUT/tune.txt"
 fi
 
+if has tune_hopper && [ -x build/tools/tune_hopper ]; then
+    log "chapter 12 and the steps of chapter 13's table"
+    build/tools/tune_hopper --sizes 2048,4096,8192,16384 --reps 30 --out "$OUT/tune_hopper" > "$OUT/tune_hopper.txt" 2>&1
+    grep -E "^== |^2048|^4096|^8192|^16384" "$OUT/tune_hopper.txt"
+fi
+
 if has ncu; then
     log "Nsight Compute: every ncu command the chapter READMEs give, verbatim"
     for ch in $GPU_CHAPTERS; do
@@ -74,13 +80,18 @@ if has ncu; then
 fi
 
 if has sanitize; then
-    log "compute-sanitizer (memcheck) on small awkward shapes"
+    log "compute-sanitizer (memcheck, and racecheck from chapter 11 on) on small awkward shapes"
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
-        compute-sanitizer --tool memcheck --error-exitcode 9 "build/chapters/$ch" \
-            --sizes 1,17x33x65,127x1x129,100x37x19,300x260x270 --reps 1 --warmup 0 --no-baseline \
-            --out /tmp/san > "$OUT/sanitize_$ch.txt" 2>&1
-        echo "$ch memcheck exit $?"; grep -m3 -E "ERROR SUMMARY|Invalid" "$OUT/sanitize_$ch.txt"
+        tools=(memcheck)
+        case $ch in 1[1-9]_*) tools+=(racecheck) ;; esac
+        for tool in "${tools[@]}"; do
+            compute-sanitizer --tool "$tool" --error-exitcode 9 "build/chapters/$ch" \
+                --sizes 1,17x33x65,127x1x129,100x37x19,300x260x270,520x512x136 --reps 1 --warmup 0 \
+                --no-baseline --out /tmp/san > "$OUT/sanitize_${ch}_$tool.txt" 2>&1
+            echo "$ch $tool exit $?"
+            grep -m3 -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid" "$OUT/sanitize_${ch}_$tool.txt"
+        done
     done
 fi
 log "done"

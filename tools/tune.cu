@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "13_single", ch13::gemm_cfg<c13::single>);
     candidate(argc, argv, "13_persistent", ch13::gemm_cfg<c13::persistent>);
     candidate(argc, argv, "13_cluster2", ch13::gemm_cfg<c13::cluster2>);
-    candidate(argc, argv, "13_persistent_cluster2", ch13::gemm_cfg<c13::best>);
+    candidate(argc, argv, "13_persistent_cluster2", ch13::gemm_cfg<c13::persistent_cluster2>);
+    candidate(argc, argv, "13_persistent_cluster2_tma_store", ch13::gemm_cfg<c13::best>);
 #else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;
