@@ -22,6 +22,7 @@
 #include "08_wmma_naive/kernel.cuh"
 #include "09_wmma_smem/kernel.cuh"
 #include "10_wmma_double_buffered/kernel.cuh"
+#include "11_mma_ldmatrix/kernel.cuh"
 #endif
 #include "cases.hpp"
 #include "harness_gpu.cuh"
@@ -164,6 +165,15 @@ TEST_SUITE("chapters") {
     TEST_CASE("10_wmma_double_buffered") {
         check_all(ch10::gemm, true);
         check_misaligned_views(ch10::gemm);
+    }
+    TEST_CASE("11_mma_ldmatrix") {
+        check_all(ch11::gemm, true);
+        check_misaligned_views(ch11::gemm);
+    }
+    // The configuration sm_86/sm_89 take (less shared memory), here on whatever GPU runs the test.
+    TEST_CASE("11_mma_ldmatrix, b128x256_k32_s3") {
+        check_all(ch11::gemm_cfg<ch11::configs::b128x256_k32_s3>, false);
+        check_misaligned_views(ch11::gemm_cfg<ch11::configs::b128x256_k32_s3>);
     }
 }
 #endif  // GEMM_TEST_HOPPER

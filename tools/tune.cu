@@ -14,6 +14,7 @@
 #include "07_cuda_warp_tiled/kernel.cuh"
 #include "09_wmma_smem/kernel.cuh"
 #include "10_wmma_double_buffered/kernel.cuh"
+#include "11_mma_ldmatrix/kernel.cuh"
 #endif
 #include "harness_gpu.cuh"
 
@@ -74,6 +75,13 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "10_b128x256_k128_s2", ch10::gemm_cfg<c10::b128x256_k128_s2>);
     candidate(argc, argv, "10_b256x128_k64_s3", ch10::gemm_cfg<c10::b256x128_k64_s3>);
     candidate(argc, argv, "10_b128x128_k64_s3", ch10::gemm_cfg<c10::b128x128_k64_s3>);
+    namespace c11 = ch11::configs;
+    candidate(argc, argv, "11_b128x256_k64_s3", ch11::gemm_cfg<c11::b128x256_k64_s3>);
+    candidate(argc, argv, "11_b128x256_k64_s4", ch11::gemm_cfg<c11::b128x256_k64_s4>);
+    candidate(argc, argv, "11_b256x128_k64_s3", ch11::gemm_cfg<c11::b256x128_k64_s3>);
+    candidate(argc, argv, "11_b256x128_k64_s4", ch11::gemm_cfg<c11::b256x128_k64_s4>);
+    candidate(argc, argv, "11_b128x256_k32_s4", ch11::gemm_cfg<c11::b128x256_k32_s4>);
+    candidate(argc, argv, "11_b128x128_k64_s3", ch11::gemm_cfg<c11::b128x128_k64_s3>);
 #endif
     return worst;
 }
