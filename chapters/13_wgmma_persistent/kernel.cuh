@@ -4,8 +4,9 @@
 // consumers finish this one; clusters of two blocks share the B tile, each copying half of it with
 // TMA multicast into both blocks' shared memory (the "empty" barriers count both blocks' consumers);
 // C leaves through shared memory and TMA stores, so its writes overlap the next tile's math.
-// Napkin math: L2 -> SM bytes 2*M*N*K*(1/BM + 1/(2*BN)) = 1.34 GB at 4096^3, 17% under chapter 12's
-// 1.61 GB; the epilogue, 128 KB of C per tile, cost 6-11% of chapter 12's time (measured, README).
+// Napkin math: L2 -> SM bytes 2*M*N*K*(1/BN + 1/(2*BM)) = 1.07 GB at 4096^3, a third under chapter
+// 12's 1.61 GB (B is two thirds of it, and halved); the register epilogue, 128 KB of C per tile,
+// cost 6-11% of the time (measured, README).
 // Preconditions: as chapter 12 (compute capability 9.0; unaligned operands are padded first).
 #pragma once
 
