@@ -152,6 +152,11 @@ Options parse_options(int argc, const char* const* argv) {
         } else if (arg == "--grade") {
             no_value();
             o.grade = true;
+        } else if (arg == "--remote") {
+            o.remote = take();
+            if (o.remote.empty()) throw UsageError("--remote: expected a program, got nothing");
+        } else if (arg == "--timeout") {
+            o.timeout_s = parse_bounded(take(), "--timeout", 1, 86400);
         } else if (arg == "--no-baseline") {
             no_value();
             o.baseline = false;
@@ -164,6 +169,8 @@ Options parse_options(int argc, const char* const* argv) {
             throw UsageError("unknown argument '" + std::string(argv[i]) + "' (see --help)");
         }
     }
+    if (!o.remote.empty() && !o.grade)
+        throw UsageError("--remote is for --grade only (see docs/assignments.md)");
     return o;
 }
 
@@ -188,6 +195,9 @@ std::string usage(const std::string& program, const std::vector<Shape>& default_
       << "  --device N       CUDA device (GPU chapters)                   [" << d.device << "]\n"
       << "  --grade          autograder: check shapes drawn from --seed, then time the largest\n"
       << "                   default size (or --sizes); writes DIR/<chapter>.grade.json\n"
+      << "  --remote PROG    with --grade: run the kernel in the child process PROG (built by\n"
+      << "                   tools/grade.py from a submission); this binary checks what it returns\n"
+      << "  --timeout S      with --remote: seconds the child may take per request  [" << d.timeout_s << "]\n"
       << "  --help           this text\n\n"
       << "Exit codes: 0 every check passed, 1 a check failed, 2 bad usage, 77 no usable GPU.\n";
     return u.str();

@@ -303,6 +303,7 @@ CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, in
 }
 
 std::string CheckResult::summary() const {
+    if (!pass && checked == 0 && !reason.empty()) return "FAIL: " + reason;  // nothing came back
     std::ostringstream s;
     s << (pass ? "PASS" : "FAIL") << " (" << mode << " check, " << checked << " elements";
     if (mode != "off") s << ", max abs err " << max_abs_err << ", max rel err " << max_rel_err;

@@ -37,6 +37,8 @@ public:
     // Milliseconds of each timed repetition (after `warmup` untimed ones).
     virtual std::vector<double> time_chapter(int warmup, int reps) = 0;
     virtual std::vector<double> time_yardstick(int warmup, int reps) = 0;
+    // Ends whatever the chapter's kernel runs in (a --remote child) before the verdict is written.
+    virtual void finish() {}
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>(const Options&)>;

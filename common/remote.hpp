@@ -1,0 +1,25 @@
+// The trusted side of a grade: a Backend whose chapter kernel runs in a child process.
+// The child (tools/grade_child.cu around a submitted kernel) only computes; this process makes the
+// inputs, checks what comes back against its own reference, times the yardstick itself and
+// writes the verdict. See docs/assignments.md for the threat model.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "runner.hpp"
+
+namespace gemm {
+
+// The child crashed, hung past the time limit, or answered something that is not a reply.
+struct RemoteError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// `local` provides the device, the yardstick and the memory checks; `program` is started once
+// and computes every chapter call. Each request must be answered within `timeout_s` seconds.
+std::unique_ptr<Backend> make_remote_backend(std::unique_ptr<Backend> local,
+                                             const std::string& program, int timeout_s);
+
+}  // namespace gemm
