@@ -146,15 +146,22 @@ private:
 
     // Why the child stopped answering, with the end of what it printed.
     [[noreturn]] void fail(const std::string& what) {
-        if (!dead_) {
-            dead_ = true;
-            ::kill(pid_, SIGKILL);
-        }
         int status = 0;
         std::string how;
-        if (::waitpid(pid_, &status, 0) == pid_) {
-            if (WIFEXITED(status)) how = "; it exited with code " + std::to_string(WEXITSTATUS(status));
-            if (WIFSIGNALED(status)) how = "; it ended on signal " + std::to_string(WTERMSIG(status));
+        if (!dead_) {
+            dead_ = true;
+            // Give a child that is on its way out a moment to finish, then stop it.
+            pid_t done = 0;
+            for (int i = 0; i < 20 && (done = ::waitpid(pid_, &status, WNOHANG)) == 0; ++i)
+                ::usleep(5000);
+            if (done == pid_) {
+                if (WIFEXITED(status)) how = "; it exited with code " + std::to_string(WEXITSTATUS(status));
+                if (WIFSIGNALED(status)) how = "; it ended on signal " + std::to_string(WTERMSIG(status));
+            } else {
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, &status, 0);
+                how = "; it was stopped";
+            }
         }
         pid_ = -1;
         std::ifstream f(log_);
@@ -196,8 +203,7 @@ private:
             const int ready = left > 0 ? ::poll(&pfd, 1, int(left)) : 0;
             if (ready < 0 && errno == EINTR) continue;
             if (ready == 0)
-                fail("the kernel process did not answer within " + std::to_string(timeout_s_) +
-                     " s and was stopped");
+                fail("the kernel process did not answer within " + std::to_string(timeout_s_) + " s");
             const ssize_t n = ::read(rep_, p, bytes);
             if (n <= 0) {
                 if (n < 0 && errno == EINTR) continue;
