@@ -206,31 +206,50 @@ std::vector<Row> read_csv(const std::string& path) {
     return rows;
 }
 
+namespace {
+
+// One right-aligned column of the table: at least one space before it, however wide the value.
+void column(std::ostringstream& s, int width, const std::string& text) {
+    s << ' ' << std::right << std::setw(width - 1) << text;
+}
+std::string fixed(double v, int digits) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
+}
+
+}  // namespace
+
 std::string table_header() {
     std::ostringstream s;
-    s << std::left << std::setw(18) << "shape" << std::right << std::setw(11) << "ms"
-      << std::setw(12) << "GFLOPS" << std::setw(12) << "yard GFLOPS" << std::setw(8) << "% yard"
-      << std::setw(8) << "check" << std::setw(11) << "max err"
-      << "  result";
+    s << std::left << std::setw(17) << "shape";
+    column(s, 12, "ms");
+    column(s, 12, "GFLOPS");
+    column(s, 12, "yard GFLOPS");
+    column(s, 8, "% yard");
+    column(s, 8, "check");
+    column(s, 11, "max err");
+    s << "  result";
     return s.str();
 }
 
 std::string table_line(const Row& r) {
     std::ostringstream s;
-    s << std::left << std::setw(18) << r.shape.str() << std::right << std::fixed
-      << std::setprecision(3) << std::setw(11) << r.ms_median << std::setprecision(1)
-      << std::setw(12) << r.gflops;
-    if (r.yardstick.empty())
-        s << std::setw(12) << "-" << std::setw(8) << "-";
-    else
-        s << std::setw(12) << r.yardstick_gflops << std::setw(7) << r.pct_of_yardstick << "%";
-    s << std::setw(8) << r.check;
-    if (r.check == "off")
-        s << std::setw(11) << "-"
-          << "  unchecked";
-    else
-        s << std::setw(11) << std::scientific << std::setprecision(2) << r.max_abs_err << "  "
-          << (r.pass ? "PASS" : "FAIL");
+    s << std::left << std::setw(17) << r.shape.str();
+    column(s, 12, fixed(r.ms_median, 3));
+    column(s, 12, fixed(r.gflops, 1));
+    column(s, 12, r.yardstick.empty() ? "-" : fixed(r.yardstick_gflops, 1));
+    column(s, 8, r.yardstick.empty() ? "-" : fixed(r.pct_of_yardstick, 1) + "%");
+    column(s, 8, r.check);
+    if (r.check == "off") {
+        column(s, 11, "-");
+        s << "  unchecked";
+    } else {
+        std::ostringstream e;
+        e << std::scientific << std::setprecision(2) << r.max_abs_err;
+        column(s, 11, e.str());
+        s << "  " << (r.pass ? "PASS" : "FAIL");
+    }
     return s.str();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <sstream>
 #include <vector>
 
 #include "options.hpp"
@@ -582,5 +583,28 @@ TEST_SUITE("output") {
         CHECK(table_line(r).find("FAIL") != std::string::npos);
         r.check = "off";
         CHECK(table_line(r).find("unchecked") != std::string::npos);
+    }
+
+    TEST_CASE("table columns stay apart whatever the width of the values") {
+        // Seen once: "68.646657.3%" for a kernel that did nothing and timed as nearly free.
+        Row r = sample_row();
+        r.shape = Shape(123456789, 987654321, 5);
+        r.ms_median = 123456789.123;
+        r.gflops = 99999999999.9;
+        r.yardstick = "cuBLAS";
+        r.yardstick_gflops = 68.6;
+        r.pct_of_yardstick = 46657.3;
+        const std::string line = table_line(r);
+        CAPTURE(line);
+        CHECK(line.find(" 68.6 ") != std::string::npos);
+        CHECK(line.find(" 46657.3% ") != std::string::npos);
+        CHECK(line.find("123456789x987654321x5 ") == 0);
+        // Each of the 8 columns is separated from the next by at least one space.
+        std::istringstream words(line);
+        std::vector<std::string> cols;
+        for (std::string w; words >> w;) cols.push_back(w);
+        CHECK(cols.size() == 8);
+        const std::string header = table_header();
+        CHECK(table_line(sample_row()).find("PASS") > header.find("result") - 4);
     }
 }
