@@ -31,7 +31,9 @@ public:
     void finish() override {
         if (pid_ > 0) {
             const remote::Op quit = remote::Op::Quit;
-            if (!dead_) (void)::write(req_, &quit, sizeof quit);
+            if (!dead_ && ::write(req_, &quit, sizeof quit) < 0) {
+                // the child is gone already: it is reaped below all the same
+            }
             ::close(req_);
             ::close(rep_);
             // A child that ignores the request to quit is not waited for.
