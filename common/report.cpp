@@ -261,7 +261,8 @@ const char* const kSizeAxis = "problem size (cube root of M·N·K), log2 scale";
 const char* const kGflopsAxis = "GFLOPS (2·M·N·K / time)";
 
 std::string svg_chart(const std::string& title, const std::vector<Series>& series, bool log_y,
-                      const std::string& x_label, const std::string& y_label) {
+                      const std::string& x_label, const std::string& y_label, bool linear_x,
+                      const std::vector<Mark>& marks) {
     const double W = 900, H = 520, left = 90, right = 270, top = 50, bottom = 60;
     const double pw = W - left - right, ph = H - top - bottom;
 
@@ -269,14 +270,21 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
     for (const Series& s : series)
         for (auto [x, y] : s.points) {
             if (x <= 0) continue;
-            xmin = std::min(xmin, std::log2(x));
-            xmax = std::max(xmax, std::log2(x));
+            xmin = std::min(xmin, linear_x ? x : std::log2(x));
+            xmax = std::max(xmax, linear_x ? x : std::log2(x));
             ymax = std::max(ymax, y);
             if (y > 0) ypos_min = std::min(ypos_min, y);
         }
     if (xmin > xmax) xmin = 0, xmax = 1;  // no points at all: an empty, labelled frame
-    xmin = std::floor(xmin), xmax = std::ceil(xmax);
-    if (xmax - xmin < 1) xmin -= 1, xmax += 1;
+    double xstep = 1;  // between x ticks: a power of two (log axis) or a round number (linear)
+    if (linear_x) {
+        if (xmax - xmin <= 0) xmin -= 1, xmax += 1;
+        xstep = nice_step(xmax - xmin, 8);
+        xmin = std::floor(xmin / xstep) * xstep, xmax = std::ceil(xmax / xstep) * xstep;
+    } else {
+        xmin = std::floor(xmin), xmax = std::ceil(xmax);
+        if (xmax - xmin < 1) xmin -= 1, xmax += 1;
+    }
     if (ymax <= 0) ymax = 1;
 
     double y0 = 0, y1 = 0, ystep = 0;
@@ -289,7 +297,9 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
         ystep = nice_step(ymax, 6);
         y1 = std::ceil(ymax / ystep) * ystep;
     }
-    auto px = [&](double x) { return left + (std::log2(x) - xmin) / (xmax - xmin) * pw; };
+    auto px = [&](double x) {
+        return left + ((linear_x ? x : std::log2(x)) - xmin) / (xmax - xmin) * pw;
+    };
     auto py = [&](double y) {
         double t = log_y ? (std::log10(std::max(y, std::pow(10.0, y0))) - y0) / (y1 - y0) : y / y1;
         return top + ph - t * ph;
@@ -304,11 +314,12 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
     o << "<text x=\"" << W / 2 << "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
       << escape_xml(title) << "</text>\n";
     // Grid and ticks.
-    for (double e = xmin; e <= xmax + 1e-9; e += 1) {
+    for (double e = xmin; e <= xmax + 1e-9 * xstep; e += xstep) {
         double x = left + (e - xmin) / (xmax - xmin) * pw;
         o << "<line x1=\"" << x << "\" y1=\"" << top << "\" x2=\"" << x << "\" y2=\"" << top + ph
           << "\" stroke=\"#e5e5e5\"/>\n";
-        const double v = std::pow(2.0, e);  // powers of two read best written out: 1024, 4096
+        // Powers of two read best written out (1024, 4096); so do the round numbers of a sweep.
+        const double v = linear_x ? e : std::pow(2.0, e);
         o << "<text x=\"" << x << "\" y=\"" << top + ph + 18 << "\" text-anchor=\"middle\">"
           << (v >= 1 && v <= 65536 ? num(v) : si(v)) << "</text>\n";
     }
@@ -326,6 +337,18 @@ std::string svg_chart(const std::string& title, const std::vector<Series>& serie
     }
     o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
       << "\" fill=\"none\" stroke=\"#333\"/>\n";
+    for (std::size_t i = 0; i < marks.size(); ++i) {  // predictions: dotted, labelled at the top
+        const Mark& m = marks[i];
+        if (m.x <= 0 || (linear_x ? m.x : std::log2(m.x)) < xmin ||
+            (linear_x ? m.x : std::log2(m.x)) > xmax)
+            continue;
+        const double x = px(m.x);
+        o << "<g class=\"mark\" data-x=\"" << num(m.x) << "\"><line x1=\"" << x << "\" y1=\"" << top
+          << "\" x2=\"" << x << "\" y2=\"" << top + ph
+          << "\" stroke=\"#888\" stroke-dasharray=\"2,3\"/><text x=\"" << x + 3 << "\" y=\""
+          << top + 12 + 12.0 * double(i % 3) << "\" font-size=\"10\" fill=\"#555\">"
+          << escape_xml(m.label) << "</text></g>\n";
+    }
     o << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 18 << "\" text-anchor=\"middle\">"
       << escape_xml(x_label) << "</text>\n";
     o << "<text transform=\"translate(22," << top + ph / 2

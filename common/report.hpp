@@ -67,9 +67,17 @@ double chart_size(const Shape& s);
 // labels, a legend and the title.
 extern const char* const kSizeAxis;    // "problem size (cube root of M·N·K), log2 scale"
 extern const char* const kGflopsAxis;  // "GFLOPS (2·M·N·K / time)"
+// A vertical line at x with a short label (a prediction drawn over a measurement).
+struct Mark {
+    double x = 0;
+    std::string label;
+};
+// linear_x: a linear x axis from the smallest to the largest x (the shape sweeps); marks are drawn
+// on either axis.
 std::string svg_chart(const std::string& title, const std::vector<Series>& series,
                       bool log_y = false, const std::string& x_label = kSizeAxis,
-                      const std::string& y_label = kGflopsAxis);
+                      const std::string& y_label = kGflopsAxis, bool linear_x = false,
+                      const std::vector<Mark>& marks = {});
 // The chapter's chart: its own GFLOPS and, where timed, the yardstick's.
 std::string chapter_chart(const std::string& title, const std::vector<Row>& rows);
 void write_text(const std::string& path, const std::string& text);

@@ -12,6 +12,7 @@
 #include "options.hpp"
 #include "problem.hpp"
 #include "report.hpp"
+#include "shapes.hpp"
 #include "runner.hpp"
 
 using namespace gemm;
@@ -608,3 +609,49 @@ TEST_SUITE("output") {
         CHECK(table_line(sample_row()).find("PASS") > header.find("result") - 4);
     }
 }
+
+TEST_SUITE("shapes") {
+    // 132 SMs (H100), 128 x 256 tiles, one block per SM: chapters 10 and 11 on the H100.
+    const gemm::TileModel h100{128, 256, 132, 1};
+
+    TEST_CASE("tiles and waves, counted by hand") {
+        gemm::TileCount c = gemm::tile_count(h100, 2560, 4096);  // 20 x 16 tiles
+        CHECK(c.tiles == 320);
+        CHECK(c.waves == 3);                          // 132 + 132 + 56
+        CHECK(c.last_wave == doctest::Approx(56.0 / 132));
+        c = gemm::tile_count(h100, 4096, 4096);       // 32 x 16
+        CHECK(c.tiles == 512);
+        CHECK(c.waves == 4);                          // 3.88 rounds up
+        // The guide's projection layer: 33708 and 33712 columns need the same 132 column tiles.
+        CHECK(gemm::tile_count(h100, 5120, 33708).tiles == 40 * 132);
+        CHECK(gemm::tile_count(h100, 5120, 33712).tiles == 40 * 132);
+        CHECK(gemm::tile_count(h100, 5120, 33712).waves == 40);
+        CHECK(gemm::tile_count(h100, 5120, 33712).last_wave == doctest::Approx(1.0));
+        CHECK(gemm::tile_count(h100, 0, 4096).tiles == 0);
+        CHECK(gemm::tile_count(h100, 0, 4096).waves == 0);
+        const gemm::TileModel two{128, 128, 80, 2};  // V100-like: 80 SMs, 2 blocks each
+        CHECK(gemm::tile_count(two, 2560, 4096).tiles == 640);
+        CHECK(gemm::tile_count(two, 2560, 4096).waves == 4);
+    }
+
+    TEST_CASE("the steps of a sweep are where a tile row or a wave is added") {
+        // N from 128 to 640 with M = 256: a new column of tiles at 257 and 513, one wave.
+        std::vector<gemm::Step> st = gemm::quantization_steps(h100, false, 256, 128, 640);
+        REQUIRE(st.size() == 2);
+        CHECK(st[0].x == 257);
+        CHECK(st[0].count.tiles == 4);
+        CHECK_FALSE(st[0].new_wave);
+        CHECK(st[1].x == 513);
+        CHECK(st[1].count.tiles == 6);
+        // M from 128 to 8192 with N = 4096: 16 tiles per row of tiles, a second wave at the
+        // ninth row (144 > 132 tiles), i.e. from M = 1025.
+        st = gemm::quantization_steps(h100, true, 4096, 128, 8192);
+        CHECK(st.size() == 63);  // rows 2 .. 64
+        long long first_wave = 0;
+        for (const gemm::Step& s : st)
+            if (s.new_wave && !first_wave) first_wave = s.x;
+        CHECK(first_wave == 1025);
+        CHECK(st.back().count.waves == 8);  // 64 x 16 = 1024 tiles: 7.76 waves
+    }
+}
+

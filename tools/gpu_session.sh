@@ -2,7 +2,8 @@
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
 # under plots/h100/ and in the chapter READMEs:
 #
-#   tools/gpu_session.sh [test] [bench] [tune] [tune_hopper] [ncu] [sanitize]   (default: test bench)
+#   tools/gpu_session.sh [test] [bench] [tune] [tune_hopper] [shapes] [ncu] [sanitize]
+#                                                                  (default: test bench)
 #
 # Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
 # CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`).
@@ -64,6 +65,26 @@ if has tune_hopper && [ -x build/tools/tune_hopper ]; then
     log "chapter 12 and the steps of chapter 13's table"
     build/tools/tune_hopper --sizes 2048,4096,8192,16384 --reps 30 --out "$OUT/tune_hopper" > "$OUT/tune_hopper.txt" 2>&1
     grep -E "^== |^2048|^4096|^8192|^16384" "$OUT/tune_hopper.txt"
+fi
+
+if has shapes && [ -x build/tools/shape_sweep ]; then
+    log "shapes: the three rules of docs/shapes.md, chapters 10 and 11 against cuBLAS"
+    mkdir -p "$OUT/shapes"
+    for ch in 10 11; do
+        # 1. multiples of 8: the projection layer of the tensor-core guide, vocabulary 33700..33720
+        build/tools/shape_sweep --chapter $ch --m 5120 --n 33700:33720:2 --k 1024 --reps 10 \
+            --out "$OUT/shapes" > "$OUT/shapes/projection_$ch.txt" 2>&1
+        echo "projection $ch exit $?"
+        # 3. waves: the feed-forward layer (1024 -> 4096) over batch sizes
+        build/tools/shape_sweep --chapter $ch --m 128:8192:128 --n 4096 --k 1024 --reps 10 \
+            --out "$OUT/shapes" > "$OUT/shapes/batch_$ch.txt" 2>&1
+        echo "batch $ch exit $?"
+    done
+    # 2. tiles: N across a few 256-wide tile columns at 4096 x 4096
+    build/tools/shape_sweep --chapter 10 --m 4096 --n 3840:4608:32 --k 4096 --reps 10 \
+        --out "$OUT/shapes" > "$OUT/shapes/tiles_10.txt" 2>&1
+    echo "tiles 10 exit $?"
+    grep -h -A12 "^tile model" "$OUT"/shapes/*.txt | head -40
 fi
 
 if has ncu; then

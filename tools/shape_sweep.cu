@@ -1,0 +1,302 @@
+// Sweeps one dimension of the GEMM shape for one GPU chapter and cuBLAS: the same checks and
+// timing as a chapter run (it is one: run_gpu_chapter over the swept shapes), then a CSV and a
+// chart of GFLOPS against the swept dimension, with the chapter's tile and wave steps drawn on it
+// where the tool knows the chapter's tile (chapters 10 and 11). See docs/shapes.md.
+//   build/tools/shape_sweep --chapter 10 --m 5120 --n 33700:33720:2 --k 1024 [--reps 10] [--out DIR]
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "03_cuda_naive/kernel.cuh"
+#include "04_cuda_coalesced/kernel.cuh"
+#include "05_cuda_smem_tiled/kernel.cuh"
+#include "06_cuda_register_tiled/kernel.cuh"
+#include "07_cuda_warp_tiled/kernel.cuh"
+#include "08_wmma_naive/kernel.cuh"
+#include "09_wmma_smem/kernel.cuh"
+#include "10_wmma_double_buffered/kernel.cuh"
+#include "11_mma_ldmatrix/kernel.cuh"
+#include "harness_gpu.cuh"
+#include "shapes.hpp"
+
+namespace {
+
+using gemm::UsageError;
+
+// The tile model of the configuration a chapter's gemm picks for (M, N, K) with tight leading
+// dimensions on the current device, or false when the tool does not know the chapter's tile.
+using TileFn = std::function<bool(long long M, long long N, long long K, gemm::TileModel&)>;
+
+struct Entry {
+    const char* id;
+    std::function<int(int, char**, const gemm::ChapterInfo&)> run;
+    TileFn tiles;  // empty: no tile marks
+};
+
+int device_attr(cudaDeviceAttr a) {
+    int dev = 0, v = 0;
+    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+    GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+    return v;
+}
+
+// BM, BN of Cfg and how many of `kernel`'s blocks fit on one SM with Cfg's threads and memory.
+template <class Cfg, class Kernel>
+gemm::TileModel model(Kernel kernel) {
+    GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         Cfg::SMEM_BYTES));
+    int blocks = 0;
+    GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Cfg::THREADS,
+                                                                  Cfg::SMEM_BYTES));
+    return {Cfg::BM, Cfg::BN, device_attr(cudaDevAttrMultiProcessorCount), blocks};
+}
+
+// Mirrors ch10::gemm's choice (aligned operands: lda = K and ldb = N multiples of 8).
+bool ch10_tiles(long long, long long N, long long K, gemm::TileModel& t) {
+    namespace c = ch10::configs;
+    const bool vec = K % 8 == 0 && N % 8 == 0;
+    const int optin = device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    if (vec && optin >= c::b128x256_k64_s3::SMEM_BYTES)
+        t = model<c::b128x256_k64_s3>(ch10::wmma_pipelined_kernel<c::b128x256_k64_s3, true, false>);
+    else if (optin >= c::b128x256_k32_s3::SMEM_BYTES)
+        t = vec ? model<c::b128x256_k32_s3>(ch10::wmma_pipelined_kernel<c::b128x256_k32_s3, true, false>)
+                : model<c::b128x256_k32_s3>(ch10::wmma_pipelined_kernel<c::b128x256_k32_s3, false, false>);
+    else
+        t = model<c::b128x128_k32_s2>(ch10::wmma_pipelined_kernel<c::b128x128_k32_s2, false, false>);
+    return true;
+}
+
+// Mirrors ch11::gemm's choice.
+bool ch11_tiles(long long, long long N, long long K, gemm::TileModel& t) {
+    namespace c = ch11::configs;
+    const bool vec = K % 8 == 0 && N % 8 == 0;
+    const int optin = device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    if (vec && optin >= c::b128x256_k64_s3::SMEM_BYTES)
+        t = model<c::b128x256_k64_s3>(ch11::mma_pipelined_kernel<c::b128x256_k64_s3, true, false>);
+    else if (vec && optin >= c::b128x256_k32_s3::SMEM_BYTES)
+        t = model<c::b128x256_k32_s3>(ch11::mma_pipelined_kernel<c::b128x256_k32_s3, true, false>);
+    else
+        t = model<c::b128x128_k32_s2>(ch11::mma_pipelined_kernel<c::b128x128_k32_s2, false, false>);
+    return true;
+}
+
+template <class Fn>
+std::function<int(int, char**, const gemm::ChapterInfo&)> runner(Fn fn) {
+    return [fn](int argc, char** argv, const gemm::ChapterInfo& info) {
+        return gemm::run_gpu_chapter(argc, argv, info, fn);
+    };
+}
+
+const std::vector<Entry>& registry() {  // one line per chapter
+    static const std::vector<Entry> r = {
+        {"03_cuda_naive", runner(ch03::gemm), {}},
+        {"04_cuda_coalesced", runner(ch04::gemm), {}},
+        {"05_cuda_smem_tiled", runner(ch05::gemm), {}},
+        {"06_cuda_register_tiled", runner(ch06::gemm), {}},
+        {"07_cuda_warp_tiled", runner(ch07::gemm), {}},
+        {"08_wmma_naive", runner(ch08::gemm), {}},
+        {"09_wmma_smem", runner(ch09::gemm), {}},
+        {"10_wmma_double_buffered", runner(ch10::gemm), ch10_tiles},
+        {"11_mma_ldmatrix", runner(ch11::gemm), ch11_tiles},
+    };
+    return r;
+}
+
+// One dimension: "5120", "128:8192:128" (LO:HI[:STEP], step 1 by default) or "100,200,300".
+struct Dim {
+    std::vector<long long> values;
+    bool swept = false;
+};
+
+long long parse_count(const std::string& what, const std::string& text) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty())
+        throw UsageError(what + ": expected a whole number, got '" + text + "'");
+    if (v < 0) throw UsageError(what + ": sizes cannot be negative, got " + text);
+    if (v > 2000000000) throw UsageError(what + ": " + text + " is larger than this tool takes");
+    return v;
+}
+
+Dim parse_dim(const std::string& name, const std::string& text) {
+    Dim d;
+    if (text.find(':') != std::string::npos) {
+        std::vector<std::string> parts;
+        std::stringstream s(text);
+        for (std::string p; std::getline(s, p, ':');) parts.push_back(p);
+        if (parts.size() < 2 || parts.size() > 3)
+            throw UsageError(name + " '" + text + "': a range is LO:HI or LO:HI:STEP");
+        const long long lo = parse_count(name, parts[0]), hi = parse_count(name, parts[1]);
+        const long long step = parts.size() == 3 ? parse_count(name, parts[2]) : 1;
+        if (step == 0) throw UsageError(name + " '" + text + "': the step must be at least 1");
+        if (lo > hi) throw UsageError(name + " '" + text + "': LO is larger than HI");
+        if ((hi - lo) / step >= 4096)
+            throw UsageError(name + " '" + text + "': more than 4096 shapes; use a larger step");
+        for (long long v = lo; v <= hi; v += step) d.values.push_back(v);
+        d.swept = true;
+    } else if (text.find(',') != std::string::npos) {
+        std::stringstream s(text);
+        for (std::string p; std::getline(s, p, ',');) d.values.push_back(parse_count(name, p));
+        d.swept = true;
+    } else {
+        d.values.push_back(parse_count(name, text));
+    }
+    return d;
+}
+
+struct Sweep {
+    const Entry* chapter = nullptr;
+    Dim m, n, k;
+    std::vector<std::string> passthrough;  // --reps, --warmup, --seed, --out, --check, ...
+    std::string out_dir = "plots/latest";
+};
+
+const Entry& find_chapter(const std::string& name) {
+    for (const Entry& e : registry()) {
+        const std::string id = e.id;
+        if (id == name || id.substr(0, 2) == name) return e;
+    }
+    std::string all;
+    for (const Entry& e : registry()) all += std::string(all.empty() ? "" : ", ") + e.id;
+    throw UsageError("--chapter '" + name + "': not a chapter this tool runs (" + all + ")");
+}
+
+const char* kUsage =
+    "Usage: shape_sweep --chapter CH --m M --n N --k K [chapter options]\n"
+    "Times one GPU chapter and cuBLAS over a range of shapes, checking each, and writes\n"
+    "OUT/sweep_<chapter>_<dim>.csv and .svg (GFLOPS against the swept dimension).\n\n"
+    "  --chapter CH     03 ... 11 (or the full name)\n"
+    "  --m, --n, --k    a size (5120), a range LO:HI[:STEP] (33700:33720:2) or a list (a,b,c);\n"
+    "                   one of the three may be a range or a list\n"
+    "  other options    as for a chapter binary: --reps --warmup --seed --check --out --device\n"
+    "                   --no-baseline --alpha --beta (see its --help)\n\n"
+    "Chapters 10 and 11 also get their predicted tile and wave steps drawn on the chart (block\n"
+    "tile of the configuration their gemm picks, blocks per SM from the occupancy calculator,\n"
+    "SMs of the device). Exit: 0 every shape passed its check, 1 one failed, 2 bad usage, 77 no GPU.\n";
+
+Sweep parse(int argc, char** argv) {
+    Sweep s;
+    bool have_m = false, have_n = false, have_k = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--chapter") {
+            s.chapter = &find_chapter(value());
+        } else if (a == "--m") {
+            s.m = parse_dim("--m", value()), have_m = true;
+        } else if (a == "--n") {
+            s.n = parse_dim("--n", value()), have_n = true;
+        } else if (a == "--k") {
+            s.k = parse_dim("--k", value()), have_k = true;
+        } else if (a == "--sizes" || a == "--grade" || a == "--remote") {
+            throw UsageError(a + ": the sweep chooses the shapes (--m, --n, --k)");
+        } else if (a == "--out") {
+            s.out_dir = value();
+            s.passthrough.push_back(a), s.passthrough.push_back(s.out_dir);
+        } else {
+            s.passthrough.push_back(a);  // the chapter binary's own parser judges the rest
+        }
+    }
+    if (!s.chapter) throw UsageError("--chapter is required (see --help)");
+    if (!have_m || !have_n || !have_k) throw UsageError("--m, --n and --k are all required");
+    if (int(s.m.swept) + int(s.n.swept) + int(s.k.swept) > 1)
+        throw UsageError("only one of --m, --n, --k may be a range or a list");
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+            std::cout << kUsage;
+            return 0;
+        }
+    Sweep s;
+    try {
+        s = parse(argc, argv);
+    } catch (const UsageError& e) {
+        std::cerr << "shape_sweep: error: " << e.what() << "\n(run shape_sweep --help for usage)\n";
+        return 2;
+    }
+    const char dim = s.m.swept ? 'M' : s.n.swept ? 'N' : s.k.swept ? 'K' : 'M';
+    const Dim& swept = dim == 'M' ? s.m : dim == 'N' ? s.n : s.k;
+    std::string sizes;
+    std::vector<gemm::Shape> shapes;
+    for (long long v : swept.values) {
+        const gemm::Shape sh(int(dim == 'M' ? v : s.m.values[0]), int(dim == 'N' ? v : s.n.values[0]),
+                             int(dim == 'K' ? v : s.k.values[0]));
+        shapes.push_back(sh);
+        sizes += (sizes.empty() ? "" : ",") + std::to_string(sh.M) + "x" + std::to_string(sh.N) +
+                 "x" + std::to_string(sh.K);
+    }
+    // The measurement is a chapter run over the shapes: its checks, timing, table and CSV.
+    const std::string id = std::string("sweep_") + s.chapter->id + "_" + char(std::tolower(dim));
+    std::vector<std::string> args = {argv[0], "--sizes", sizes};
+    args.insert(args.end(), s.passthrough.begin(), s.passthrough.end());
+    std::vector<char*> cargs;
+    for (std::string& a : args) cargs.push_back(a.data());
+    const int rc = s.chapter->run(int(cargs.size()), cargs.data(),
+                                  {id, std::string("shape sweep of ") + s.chapter->id, 75, {}});
+    if (rc == 2 || rc == 77) return rc;
+
+    // Redraw the run's CSV against the swept dimension, with the predicted steps.
+    try {
+        const std::vector<gemm::Row> rows = gemm::read_csv(s.out_dir + "/" + id + ".csv");
+        gemm::Series chapter{s.chapter->id, {}, false}, yard{"", {}, true};
+        for (const gemm::Row& r : rows) {
+            const double x = dim == 'M' ? r.shape.M : dim == 'N' ? r.shape.N : r.shape.K;
+            chapter.points.push_back({x, r.gflops});
+            if (!r.yardstick.empty()) yard.name = r.yardstick, yard.points.push_back({x, r.yardstick_gflops});
+        }
+        std::vector<gemm::Mark> marks;
+        std::ostringstream steps;
+        gemm::TileModel t;
+        if (dim != 'K' && s.chapter->tiles &&
+            s.chapter->tiles(shapes[0].M, shapes[0].N, shapes[0].K, t) && t.blocks_per_sm > 0) {
+            const long long other = dim == 'M' ? shapes[0].N : shapes[0].M;
+            const long long lo = swept.values.front(), hi = swept.values.back();
+            for (const gemm::Step& st : gemm::quantization_steps(t, dim == 'M', other, lo, hi)) {
+                marks.push_back({double(st.x), st.new_wave ? std::to_string(st.count.waves) + " waves"
+                                                           : std::to_string(st.count.tiles) + " tiles"});
+                steps << "  " << dim << " = " << st.x << ": " << st.count.tiles << " tiles, "
+                      << st.count.waves << (st.new_wave ? " waves (one more)\n" : " waves\n");
+            }
+            const gemm::TileCount first = dim == 'M' ? gemm::tile_count(t, lo, other)
+                                                     : gemm::tile_count(t, other, lo);
+            std::cout << "\ntile model of " << s.chapter->id << ": " << t.BM << "x" << t.BN
+                      << " tiles, " << t.blocks_per_sm << " block(s) per SM x " << t.sms
+                      << " SMs = " << t.concurrent() << " at once; at " << dim << " = " << lo
+                      << ": " << first.tiles << " tiles in " << first.waves << " wave(s)\n"
+                      << (steps.str().empty() ? "  no step in this range\n" : steps.str());
+        }
+        std::vector<gemm::Series> series = {chapter};
+        if (!yard.points.empty()) series.push_back(yard);
+        std::string fixed_dims;
+        if (dim != 'M') fixed_dims += " M " + std::to_string(shapes[0].M);
+        if (dim != 'N') fixed_dims += " N " + std::to_string(shapes[0].N);
+        if (dim != 'K') fixed_dims += " K " + std::to_string(shapes[0].K);
+        const std::string title =
+            std::string(s.chapter->id) + " against " + std::string(1, dim) + " (" + fixed_dims.substr(1) + ")";
+        gemm::write_text(s.out_dir + "/" + id + ".svg",
+                         gemm::svg_chart(title, series, false, std::string(1, dim), gemm::kGflopsAxis,
+                                         true, marks));
+        std::cout << "wrote " << s.out_dir << "/" << id << ".svg (GFLOPS against " << dim
+                  << (marks.empty() ? "" : ", with the predicted tile and wave steps") << ")\n";
+    } catch (const std::exception& e) {
+        std::cerr << "shape_sweep: error: " << e.what() << "\n";
+        return 1;
+    }
+    return rc;
+}
