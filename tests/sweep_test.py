@@ -33,6 +33,7 @@ if mode == "cli":
         (["--chapter", "10", "--m", "1:100000", "--n", "5", "--k", "5"], "more than 4096"),
         (["--chapter", "10", "--m", "5", "--n", "5", "--k"], "needs a value"),
         (["--chapter", "10", "--m", "5", "--n", "5", "--k", "5", "--sizes", "7"], "chooses the shapes"),
+        (["--chapter", "10", "--m", "5", "--n", "5", "--k", "5", "--name", "a/b"], "without '/'"),
     ]
     for args, needle in bad:
         p = run(*args)

@@ -73,16 +73,16 @@ if has shapes && [ -x build/tools/shape_sweep ]; then
     for ch in 10 11; do
         # 1. multiples of 8: the projection layer of the tensor-core guide, vocabulary 33700..33720
         build/tools/shape_sweep --chapter $ch --m 5120 --n 33700:33720:2 --k 1024 --reps 10 \
-            --out "$OUT/shapes" > "$OUT/shapes/projection_$ch.txt" 2>&1
+            --name projection_$ch --out "$OUT/shapes" > "$OUT/shapes/projection_$ch.txt" 2>&1
         echo "projection $ch exit $?"
         # 3. waves: the feed-forward layer (1024 -> 4096) over batch sizes
         build/tools/shape_sweep --chapter $ch --m 128:8192:128 --n 4096 --k 1024 --reps 10 \
-            --out "$OUT/shapes" > "$OUT/shapes/batch_$ch.txt" 2>&1
+            --name batch_$ch --out "$OUT/shapes" > "$OUT/shapes/batch_$ch.txt" 2>&1
         echo "batch $ch exit $?"
     done
     # 2. tiles: N across a few 256-wide tile columns at 4096 x 4096
     build/tools/shape_sweep --chapter 10 --m 4096 --n 3840:4608:32 --k 4096 --reps 10 \
-        --out "$OUT/shapes" > "$OUT/shapes/tiles_10.txt" 2>&1
+        --name tiles_10 --out "$OUT/shapes" > "$OUT/shapes/tiles_10.txt" 2>&1
     echo "tiles 10 exit $?"
     grep -h -A12 "^tile model" "$OUT"/shapes/*.txt | head -40
 fi

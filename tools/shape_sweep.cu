@@ -157,6 +157,7 @@ struct Sweep {
     Dim m, n, k;
     std::vector<std::string> passthrough;  // --reps, --warmup, --seed, --out, --check, ...
     std::string out_dir = "plots/latest";
+    std::string name;  // of the CSV and the chart; default sweep_<chapter>_<dim>
 };
 
 const Entry& find_chapter(const std::string& name) {
@@ -172,7 +173,8 @@ const Entry& find_chapter(const std::string& name) {
 const char* kUsage =
     "Usage: shape_sweep --chapter CH --m M --n N --k K [chapter options]\n"
     "Times one GPU chapter and cuBLAS over a range of shapes, checking each, and writes\n"
-    "OUT/sweep_<chapter>_<dim>.csv and .svg (GFLOPS against the swept dimension).\n\n"
+    "OUT/NAME.csv and .svg (GFLOPS against the swept dimension; NAME is --name, by default\n"
+    "sweep_<chapter>_<dim>).\n\n"
     "  --chapter CH     03 ... 11 (or the full name)\n"
     "  --m, --n, --k    a size (5120), a range LO:HI[:STEP] (33700:33720:2) or a list (a,b,c);\n"
     "                   one of the three may be a range or a list\n"
@@ -201,6 +203,10 @@ Sweep parse(int argc, char** argv) {
             s.k = parse_dim("--k", value()), have_k = true;
         } else if (a == "--sizes" || a == "--grade" || a == "--remote") {
             throw UsageError(a + ": the sweep chooses the shapes (--m, --n, --k)");
+        } else if (a == "--name") {
+            s.name = value();
+            if (s.name.empty() || s.name.find('/') != std::string::npos)
+                throw UsageError("--name '" + s.name + "': expected a file name without '/'");
         } else if (a == "--out") {
             s.out_dir = value();
             s.passthrough.push_back(a), s.passthrough.push_back(s.out_dir);
@@ -242,7 +248,9 @@ int main(int argc, char** argv) {
                  "x" + std::to_string(sh.K);
     }
     // The measurement is a chapter run over the shapes: its checks, timing, table and CSV.
-    const std::string id = std::string("sweep_") + s.chapter->id + "_" + char(std::tolower(dim));
+    const std::string id = !s.name.empty() ? s.name
+                                           : std::string("sweep_") + s.chapter->id + "_" +
+                                                 char(std::tolower(dim));
     std::vector<std::string> args = {argv[0], "--sizes", sizes};
     args.insert(args.end(), s.passthrough.begin(), s.passthrough.end());
     std::vector<char*> cargs;
