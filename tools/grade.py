@@ -207,8 +207,8 @@ def gradescope(report, error, perf_points, correct_points, target):
     for s in shapes:
         tests.append({"name": f"correct: M={s['M']} N={s['N']} K={s['K']} lda={s['lda']} ldb={s['ldb']} "
                               f"ldc={s['ldc']} alpha={s['alpha']} beta={s['beta']}",
-                      "score": round(per_shape if s["pass"] else 0.0, 4),
-                      "max_score": round(per_shape, 4),
+                      "score": per_shape if s["pass"] else 0.0,
+                      "max_score": per_shape,
                       "output": s["detail"] or "PASS"})
     if not shapes:
         tests.append({"name": "correctness", "score": 0, "max_score": correct_points,
@@ -222,6 +222,7 @@ def gradescope(report, error, perf_points, correct_points, target):
                   "output": ("only a kernel that passes every shape earns performance points"
                              if not all_pass else
                              f"{bench[0]['gflops']:.1f} GFLOPS at {bench[0]['shape']}" if bench else "")})
+    # Rounded once, at the end, so that a full score sums to exactly the points available.
     return {"score": round(sum(t["score"] for t in tests), 4), "tests": tests}
 
 
