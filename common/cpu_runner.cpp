@@ -1,4 +1,3 @@
-#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -10,6 +9,7 @@
 #include <cblas.h>
 #endif
 
+#include "cpu_timing.hpp"
 #include "harness_cpu.hpp"
 #include "runner.hpp"
 
@@ -87,19 +87,7 @@ private:
            p.beta, C_.data(), p.ldc);
     }
     std::vector<double> time(CpuGemmF32 fn, int warmup, int reps) {
-        // Worker threads of the previous series (OpenMP's or OpenBLAS's) spin for a while after
-        // their last call before they sleep; on a many-core machine they would steal cores from
-        // this series. Give them time to go to sleep first.
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        for (int i = 0; i < warmup; ++i) call(fn);
-        std::vector<double> ms;
-        for (int i = 0; i < reps; ++i) {
-            auto t0 = std::chrono::steady_clock::now();
-            call(fn);
-            auto t1 = std::chrono::steady_clock::now();
-            ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        }
-        return ms;
+        return time_on_cpu(warmup, reps, [&] { call(fn); });
     }
 
     CpuGemmF32 chapter_, yardstick_;

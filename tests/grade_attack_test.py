@@ -100,7 +100,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if os.path.exists(os.path.join(out, "class.csv")) else {}
     expect = {  # submission -> a piece of the reason it fails (None: it passes)
         "good": None,
-        "tampered": "",  # fails on its shapes: the stub computes nothing
+        "tampered": "is wrong",  # the stub computes nothing: its shapes and its timed C fail
         "liar": "ended",
         "quitter": "ended",
         "blas": "rejected",

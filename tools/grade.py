@@ -20,6 +20,7 @@ Exit: 0 when every submission was graded (whatever the grades), 2 for a bad comm
 """
 import argparse
 import csv
+import functools
 import json
 import os
 import re
@@ -121,14 +122,15 @@ def scan(text, allowed):
     return None
 
 
+@functools.lru_cache(maxsize=None)  # asked once per run, not once per submission
 def gpu_archs(build):
     """The architectures the instructor's build compiles for (meson's gpu_archs option)."""
     p = subprocess.run(["meson", "introspect", "--buildoptions", build], capture_output=True, text=True)
     if p.returncode == 0:
         for opt in json.loads(p.stdout):
             if opt["name"] == "gpu_archs":
-                return [a.strip() for a in opt["value"].split(",") if a.strip()]
-    return ["75", "80", "86", "89", "90"]
+                return tuple(a.strip() for a in opt["value"].split(",") if a.strip())
+    return ("75", "80", "86", "89", "90")
 
 
 def compile_child(ch, kname, text, work, build):

@@ -1,0 +1,30 @@
+// The CPU timing loop, shared by the harness's CPU backend and the grading child process
+// (tools/grade_child.cu), so that a kernel graded through the child is timed as a chapter run
+// times it.
+#pragma once
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace gemm {
+
+// Milliseconds of each of `reps` calls, after `warmup` untimed ones.
+template <class Fn>
+std::vector<double> time_on_cpu(int warmup, int reps, Fn&& call) {
+    // Worker threads of the previous series (OpenMP's or OpenBLAS's, in this process or in the
+    // grade that started it) spin for a while after their last call before they sleep; on a
+    // small machine they would steal cores from this series. Give them time to go to sleep.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (int i = 0; i < warmup; ++i) call();
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        call();
+        const auto t1 = std::chrono::steady_clock::now();
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return ms;
+}
+
+}  // namespace gemm
