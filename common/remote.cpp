@@ -34,16 +34,22 @@ public:
             if (!dead_ && ::write(req_, &quit, sizeof quit) < 0) {
                 // the child is gone already: it is reaped below all the same
             }
-            ::close(req_);
-            ::close(rep_);
+            ::close(req_);  // a child still reading sees the end of its requests
+            req_ = -1;
             // A child that ignores the request to quit is not waited for.
-            for (int i = 0; i < 50 && ::waitpid(pid_, nullptr, WNOHANG) == 0; ++i) ::usleep(10000);
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
+            pid_t done = 0;
+            for (int i = 0; i < 50 && (done = ::waitpid(pid_, nullptr, WNOHANG)) == 0; ++i)
+                ::usleep(10000);
+            if (done != pid_) {
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, nullptr, 0);
+            }
             pid_ = -1;
             dead_ = true;
             reason_ = "the kernel process has been ended";
         }
+        for (int* fd : {&req_, &rep_})  // also after fail(), which reaped the child itself
+            if (*fd >= 0) ::close(*fd), *fd = -1;
     }
 
     std::string device_name() const override { return local_->device_name(); }
