@@ -40,8 +40,10 @@ struct Config {
         STAGES * STAGE_BYTES + (STORE_TMA ? CONSUMERS * C_CHUNK_BYTES : 0) + 1024;
     // Registers per thread after setmaxnreg: the consumers take what the producer gives up, within
     // the 64K of the SM (multiples of 8).
-    static constexpr int PRODUCER_REGS = CONSUMERS == 2 ? 40 : 24;
-    static constexpr int CONSUMER_REGS = CONSUMERS == 2 ? 232 : 160;
+    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+    static_assert(CONSUMERS == 2,
+                  "three consumers (192-row tiles) take 512 threads, which start with 128 registers "
+                  "each: ptxas cannot fit wgmma's 128 accumulators in that");
     static constexpr int B_PART = BN / ch12::B_BOX / CLUSTER;  // B boxes each block copies
     static_assert(CLUSTER >= 1 && (BN / ch12::B_BOX) % CLUSTER == 0,
                   "the cluster's blocks split B's boxes evenly");
