@@ -2,7 +2,7 @@
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
 # under plots/h100/ and in the chapter READMEs:
 #
-#   tools/gpu_session.sh [test] [bench] [tune] [tune_hopper] [shapes] [ncu] [sanitize]
+#   tools/gpu_session.sh [test] [bench] [tune] [tune_hopper] [ablation] [shapes] [ncu] [sanitize]
 #                                                                  (default: test bench)
 #
 # Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
@@ -65,6 +65,47 @@ if has tune_hopper && [ -x build/tools/tune_hopper ]; then
     log "chapter 12 and the steps of chapter 13's table"
     build/tools/tune_hopper --sizes 2048,4096,8192,16384 --reps 30 --out "$OUT/tune_hopper" > "$OUT/tune_hopper.txt" 2>&1
     grep -E "^== |^2048|^4096|^8192|^16384" "$OUT/tune_hopper.txt"
+fi
+
+# Median SM clock and board power while one command runs (nvidia-smi sampled every 50 ms; only
+# the samples with the GPU busy count).
+under_smi() {  # name, command...
+    local name=$1; shift
+    nvidia-smi --query-gpu=utilization.gpu,clocks.sm,power.draw,clocks_throttle_reasons.active \
+        --format=csv,noheader,nounits -lms 50 > "$OUT/ablation/smi_$name.csv" 2>&1 &
+    local smi=$!
+    "$@" | grep -E "^[0-9]+ "
+    kill "$smi"; wait "$smi" 2>/dev/null
+    python3 - "$OUT/ablation/smi_$name.csv" "$name" <<'PY'
+import statistics, sys
+rows = [[f.strip() for f in l.split(",")] for l in open(sys.argv[1]) if l.count(",") == 3]
+busy = [r for r in rows if r[0].isdigit() and int(r[0]) >= 90]
+if not busy:
+    sys.exit(f"{sys.argv[2]}: no busy samples")
+clock = statistics.median(float(r[1]) for r in busy)
+power = statistics.median(float(r[2]) for r in busy)
+capped = sum(int(r[3], 16) & 0x4 != 0 for r in busy) / len(busy)
+print(f"{sys.argv[2]:12s} {len(busy):4d} busy samples: median SM clock {clock:5.0f} MHz, "
+      f"board power {power:4.0f} W, power-capped in {100 * capped:3.0f}% of them")
+PY
+}
+
+if has ablation && [ -x build/tools/ablation ]; then
+    log "chapter 11 ablation: the probes at 4096 and 8192, then each alone under nvidia-smi"
+    mkdir -p "$OUT/ablation"
+    build/tools/ablation --sizes 4096,8192 --reps 20 --check off --out "$OUT/ablation" \
+        > "$OUT/ablation.txt" 2>&1
+    echo "ablation exit $?"; grep -E "^== |^4096|^8192" "$OUT/ablation.txt"
+    nvidia-smi -q -d POWER > "$OUT/ablation/power_limits.txt" 2>&1
+    grep -E "Current Power Limit|Max Power Limit" "$OUT/ablation/power_limits.txt" | head -2
+    for probe in full same_ktile no_copies no_ldmatrix mma_only; do
+        under_smi "$probe" env GEMM_ABLATION_ONLY=$probe build/tools/ablation --sizes 8192 \
+            --reps 1500 --warmup 5 --no-baseline --check off --out /tmp/ablation
+    done
+    for ch in 10_wmma_double_buffered 13_wgmma_persistent; do
+        [ -x "build/chapters/$ch" ] && under_smi "${ch:0:2}" "build/chapters/$ch" --sizes 8192 \
+            --reps 1500 --warmup 5 --no-baseline --check off --out /tmp/ablation
+    done
 fi
 
 if has shapes && [ -x build/tools/shape_sweep ]; then
