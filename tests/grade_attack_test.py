@@ -138,15 +138,38 @@ with tempfile.TemporaryDirectory() as tmp:
         if reason is not None and gs["score"] >= 80.0:
             failures.append(f"{name}: scored {gs['score']} although it fails")
     # The same kernel graded the old way (in process) and through the child: the same speed,
-    # within what two timings of one kernel on a shared machine vary by.
+    # within what two timings of one kernel on a shared machine vary by. One timing of each is
+    # at the mercy of a neighbour on a 2-core CI machine (9.4 against 25.6 GFLOPS was seen), so
+    # the two paths are timed in turn, three times each, and their best runs are compared.
     if "good" in rows and rows["good"]["pass"] == "True":
-        q = subprocess.run([binary, "--grade", "--seed", "31337", "--out", os.path.join(tmp, "inproc"),
-                            "--sizes", "512" if not gpu else "2048", "--reps", "5"],
-                           capture_output=True, text=True)
-        m = re.search(r"^\d+\s+[\d.]+\s+([\d.]+)", q.stdout, re.M)
-        child = float(rows["good"]["gflops"])
-        if m and not (0.5 < child / float(m.group(1)) < 2.0):
-            failures.append(f"the child's timing {child} GFLOPS is far from the in-process {m.group(1)}")
+        size = ["--sizes", "512" if not gpu else "2048", "--reps", "5", "--seed", "31337"]
+        child_bin = os.path.join(out, "good", "child")
+
+        def in_process():
+            q = subprocess.run([binary, "--grade", "--out", os.path.join(tmp, "inproc")] + size,
+                               capture_output=True, text=True)
+            m = re.search(r"^\d+\s+[\d.]+\s+([\d.]+)", q.stdout, re.M)
+            return float(m.group(1)) if m else None
+
+        def through_child():
+            q = subprocess.run([binary, "--grade", "--remote", child_bin, "--timeout", "120",
+                                "--out", os.path.join(tmp, "remote")] + size,
+                               capture_output=True, text=True)
+            at = q.stdout.rfind("=== grade.json ===\n")
+            bench = json.loads(q.stdout[at + 19:])["benchmark"] if at >= 0 else []
+            return bench[0]["gflops"] if bench else None
+
+        inproc, remote = [], [float(rows["good"]["gflops"])]  # grade.py timed the child once
+        for _ in range(3):
+            inproc.append(in_process())
+            remote.append(through_child())
+        if None in inproc or None in remote:
+            failures.append(f"a timing is missing: in process {inproc}, through the child {remote}")
+        elif not 0.5 < max(remote) / max(inproc) < 2.0:
+            failures.append(f"the child's best timing {max(remote)} GFLOPS is far from the in-process "
+                            f"best {max(inproc)} (child {remote}, in process {inproc})")
+        else:
+            print(f"timings agree: child best {max(remote)} GFLOPS, in process best {max(inproc)}")
 
 for f in failures:
     print("FAIL:", f)
