@@ -171,7 +171,8 @@ with tempfile.TemporaryDirectory() as tmp:
             failures.append(f"the child's best timing {max(remote)} GFLOPS is far from the in-process "
                             f"best {max(inproc)} (child {remote}, in process {inproc})")
         else:
-            print(f"timings agree: child best {max(remote)} GFLOPS, in process best {max(inproc)}")
+            print(f"timings agree: child best {max(remote)} GFLOPS, in process best {max(inproc)} "
+                  f"(child {remote}, in process {inproc})")
 
 for f in failures:
     print("FAIL:", f)
