@@ -139,10 +139,10 @@ with tempfile.TemporaryDirectory() as tmp:
             failures.append(f"{name}: scored {gs['score']} although it fails")
     # The same kernel graded the old way (in process) and through the child: the same speed,
     # within what two timings of one kernel on a shared machine vary by. A single timing of each
-    # is at the mercy of the machine: on the 2-core CI a standalone build of this kernel runs at 10 or
-    # at 18 GFLOPS from one start to the next, and 9.4 against 25.6 was seen. So the two paths are
-    # timed in turn, five times each, at a size that takes a while on a CPU, and their best runs
-    # are compared.
+    # is at the mercy of the machine: on the 2-core CI a standalone build of this kernel runs at
+    # 10 or at 18 GFLOPS from one start to the next, and 9.4 against 25.6 was seen. So the two
+    # paths are timed in turn, five times each, at a size that takes a while on a CPU, and their
+    # best runs are compared.
     if "good" in rows and rows["good"]["pass"] == "True":
         size = ["--sizes", "1024" if not gpu else "2048", "--reps", "5", "--seed", "31337"]
         child_bin = os.path.join(out, "good", "child")
@@ -157,8 +157,9 @@ with tempfile.TemporaryDirectory() as tmp:
             q = subprocess.run([binary, "--grade", "--remote", child_bin, "--timeout", "120",
                                 "--out", os.path.join(tmp, "remote")] + size,
                                capture_output=True, text=True)
-            at = q.stdout.rfind("=== grade.json ===\n")
-            bench = json.loads(q.stdout[at + 19:])["benchmark"] if at >= 0 else []
+            marker = "=== grade.json ===\n"
+            at = q.stdout.rfind(marker)
+            bench = json.loads(q.stdout[at + len(marker):])["benchmark"] if at >= 0 else []
             return bench[0]["gflops"] if bench else None
 
         inproc, remote = [], []
