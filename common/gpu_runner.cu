@@ -49,6 +49,20 @@ int attribute(cudaDeviceAttr a, int device) {
     return v;
 }
 
+std::string pci_bus_id(int device) {
+    char id[32] = {};
+    GEMM_CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, device));
+    return id;
+}
+
+std::string cublas_version() {
+    int major = 0, minor = 0, patch = 0;
+    GEMM_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &major));
+    GEMM_CUBLAS_CHECK(cublasGetProperty(MINOR_VERSION, &minor));
+    GEMM_CUBLAS_CHECK(cublasGetProperty(PATCH_LEVEL, &patch));
+    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
 // FP32 lanes per SM: 64 on Turing (7.5) and A100 (8.0), 128 from 8.6 on.
 int fp32_lanes_per_sm(int cc) {
     return cc >= 86 ? 128 : 64;
@@ -87,12 +101,17 @@ using GpuGemm = void (*)(int, int, int, float, const T*, int, const T*, int, flo
 template <class T>
 class GpuBackend : public Backend {
 public:
-    GpuBackend(int device, GpuGemm<T> chapter, GpuGemm<T> yardstick, const char* yardstick_name)
+    GpuBackend(int device, GpuGemm<T> chapter, GpuGemm<T> yardstick, const char* yardstick_name,
+               bool l2_flush = false)
         : device_(device),
           chapter_(chapter),
           yardstick_(yardstick),
-          yardstick_name_(yardstick_name) {
+          yardstick_name_(yardstick_name),
+          sampler_(pci_bus_id(device)) {
         GEMM_CUDA_CHECK(cudaStreamCreate(&stream_));
+        // Twice the L2, written before every timed run, leaves none of the operands there: each
+        // run starts as a GEMM after other work would, and the chapter and cuBLAS alike.
+        if (l2_flush) flush_ = DeviceBuffer<char>(2 * std::size_t(attribute(cudaDevAttrL2CacheSize, device)));
     }
     ~GpuBackend() override { cudaStreamDestroy(stream_); }
 
@@ -146,13 +165,34 @@ public:
     }
 
     std::vector<double> time_chapter(int warmup, int reps) override {
-        return time_on_stream(stream_, warmup, reps, [&] { call(chapter_); });
+        return time_on_stream(stream_, warmup, reps, [&] { call(chapter_); }, [&] { flush(); });
     }
     std::vector<double> time_yardstick(int warmup, int reps) override {
-        return time_on_stream(stream_, warmup, reps, [&] { call(yardstick_); });
+        return time_on_stream(stream_, warmup, reps, [&] { call(yardstick_); }, [&] { flush(); });
     }
 
+    RunEnvironment environment() const override {
+        RunEnvironment e;
+        int v = 0;
+        GEMM_CUDA_CHECK(cudaRuntimeGetVersion(&v));
+        e.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+        e.driver = sampler_.driver_version();
+        if (e.driver.empty()) {  // no NVML: the CUDA version the driver supports
+            GEMM_CUDA_CHECK(cudaDriverGetVersion(&v));
+            e.driver = "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+        }
+        e.cublas = cublas_version();
+        e.power_limit_w = sampler_.power_limit_w();
+        return e;
+    }
+    void start_sampling() override { sampler_.start(); }
+    Sampled stop_sampling() override { return sampler_.stop(); }
+    std::string l2_flush() const override { return flush_.size() ? "yes" : "no"; }
+
 private:
+    void flush() {
+        if (flush_.size()) GEMM_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flushes_, flush_.size(), stream_));
+    }
     void call(GpuGemm<T> fn) {
         fn(p_.shape.M, p_.shape.N, p_.shape.K, p_.alpha, dA_.get() + off_, p_.lda, dB_.get() + off_,
            p_.ldb, p_.beta, dC_.get() + off_, p_.ldc, stream_);
@@ -167,6 +207,9 @@ private:
     std::size_t off_ = 0;  // Problem::view_offset
     DeviceBuffer<T> dA_, dB_;
     DeviceBuffer<float> dC_;
+    DeviceBuffer<char> flush_;  // empty: no flush (--l2-flush off)
+    unsigned char flushes_ = 0;
+    ConditionsSampler sampler_;
 };
 
 // Picks the device the options name and checks that the chapter can run on it.
@@ -205,7 +248,8 @@ int run_gpu(int argc, char** argv, const ChapterInfo& info, GpuGemm<T> gemm, Gpu
             const char* yardstick_name, Precision precision) {
     return run_chapter(argc, argv, info, precision, [&](const Options& o) {
         int dev = select_device(o, info);
-        return std::unique_ptr<Backend>(new GpuBackend<T>(dev, gemm, yardstick, yardstick_name));
+        return std::unique_ptr<Backend>(
+            new GpuBackend<T>(dev, gemm, yardstick, yardstick_name, o.l2_flush));
     });
 }
 

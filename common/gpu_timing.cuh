@@ -13,15 +13,18 @@
 namespace gemm {
 
 // The timing loop for both the chapter and cuBLAS: CUDA events around each call, on one stream.
-template <class Fn>
-inline std::vector<double> time_on_stream(cudaStream_t stream, int warmup, int reps, Fn&& call) {
-    for (int i = 0; i < warmup; ++i) call();
+// `before` runs ahead of every call, outside the timed region (the L2 flush).
+template <class Fn, class Before>
+inline std::vector<double> time_on_stream(cudaStream_t stream, int warmup, int reps, Fn&& call,
+                                          Before&& before) {
+    for (int i = 0; i < warmup; ++i) before(), call();
     GEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     cudaEvent_t start, stop;
     GEMM_CUDA_CHECK(cudaEventCreate(&start));
     GEMM_CUDA_CHECK(cudaEventCreate(&stop));
     std::vector<double> ms;
     for (int i = 0; i < reps; ++i) {
+        before();
         GEMM_CUDA_CHECK(cudaEventRecord(start, stream));
         call();
         GEMM_CUDA_CHECK(cudaEventRecord(stop, stream));
@@ -33,6 +36,10 @@ inline std::vector<double> time_on_stream(cudaStream_t stream, int warmup, int r
     GEMM_CUDA_CHECK(cudaEventDestroy(start));
     GEMM_CUDA_CHECK(cudaEventDestroy(stop));
     return ms;
+}
+template <class Fn>
+inline std::vector<double> time_on_stream(cudaStream_t stream, int warmup, int reps, Fn&& call) {
+    return time_on_stream(stream, warmup, reps, call, [] {});
 }
 
 template <class T>

@@ -125,6 +125,13 @@ Options parse_options(int argc, const char* const* argv) {
             if (o.sizes.empty()) throw UsageError("--sizes needs at least one size");
         } else if (arg == "--reps") {
             o.reps = parse_bounded(take(), "--reps", 1, 100000);
+        } else if (arg == "--rounds") {
+            o.rounds = parse_bounded(take(), "--rounds", 1, 1000);
+        } else if (arg == "--l2-flush") {
+            const std::string v = take();
+            if (v != "on" && v != "off")
+                throw UsageError("--l2-flush: expected on or off, got '" + v + "'");
+            o.l2_flush = v == "on";
         } else if (arg == "--warmup") {
             o.warmup = parse_bounded(take(), "--warmup", 0, 100000);
         } else if (arg == "--alpha") {
@@ -183,8 +190,11 @@ std::string usage(const std::string& program, const std::vector<Shape>& default_
       << "Checks this chapter's GEMM against a double-precision reference and times it against\n"
       << "the yardstick library in the same run.\n\n"
       << "  --sizes LIST     comma-separated sizes: N (square) or MxNxK   [" << defaults << "]\n"
-      << "  --reps N         timed repetitions, the median is reported   [" << d.reps << "]\n"
-      << "  --warmup N       untimed runs before timing                   [" << d.warmup << "]\n"
+      << "  --reps N         timed runs per round, chapter and yardstick each  [" << d.reps << "]\n"
+      << "  --rounds N       rounds alternating chapter and yardstick; the % of the yardstick\n"
+      << "                   is the median of the rounds' ratios, min-max beside it   [" << d.rounds << "]\n"
+      << "  --warmup N       untimed runs of each before the first round  [" << d.warmup << "]\n"
+      << "  --l2-flush on|off  GPU: write over L2 before every timed run (both sides)  [on]\n"
       << "  --alpha X        C = alpha*A*B + beta*C                        [" << d.alpha << "]\n"
       << "  --beta X                                                       [" << d.beta << "]\n"
       << "  --seed N         seed of the inputs                           [" << d.seed << "]\n"

@@ -14,8 +14,10 @@ enum class CheckMode { Auto, Full, Sample, Off };
 
 struct Options {
     std::vector<Shape> sizes;  // empty: the chapter's defaults
-    int reps = 20;             // timed repetitions; the median is reported
-    int warmup = 3;            // untimed runs before timing
+    int reps = 10;             // timed repetitions per round, each side
+    int rounds = 5;            // rounds alternating the chapter and the yardstick
+    int warmup = 3;            // untimed runs before the first round
+    bool l2_flush = true;      // GPU: write over L2 before every timed run
     float alpha = 1.0f;
     float beta = 0.0f;
     std::uint64_t seed = 2024;  // fixed default: the same inputs on every machine

@@ -113,6 +113,10 @@ public:
         }
         return ms;
     }
+    RunEnvironment environment() const override { return local_->environment(); }
+    void start_sampling() override { local_->start_sampling(); }
+    Sampled stop_sampling() override { return local_->stop_sampling(); }
+    std::string l2_flush() const override { return local_->l2_flush(); }
     std::vector<double> time_yardstick(int warmup, int reps) override {
         return local_->time_yardstick(warmup, reps);
     }

@@ -30,11 +30,22 @@ const char* const kColumns[] = {"device",
                                 "yardstick_ms_median",
                                 "yardstick_gflops",
                                 "pct_of_yardstick",
+                                "pct_min",
+                                "pct_max",
+                                "rounds",
                                 "check",
                                 "max_abs_err",
                                 "max_rel_err",
                                 "bad_elements",
-                                "pass"};
+                                "pass",
+                                "driver",
+                                "cuda_runtime",
+                                "cublas",
+                                "power_limit_w",
+                                "sm_clock_mhz",
+                                "power_w",
+                                "throttle",
+                                "l2_flush"};
 constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 
 std::string quote(const std::string& s) {
@@ -135,9 +146,13 @@ std::string csv_line(const Row& r) {
       << r.shape.N << ',' << r.shape.K << ',' << num(r.alpha) << ',' << num(r.beta) << ',' << r.seed
       << ',' << r.reps << ',' << num(r.ms_median, 8) << ',' << num(r.ms_min, 8) << ','
       << num(r.gflops, 8) << ',' << quote(r.yardstick) << ',' << num(r.yardstick_ms_median, 8)
-      << ',' << num(r.yardstick_gflops, 8) << ',' << num(r.pct_of_yardstick, 5) << ',' << r.check
-      << ',' << num(r.max_abs_err, 4) << ',' << num(r.max_rel_err, 4) << ',' << r.bad_elements
-      << ',' << (r.pass ? "true" : "false");
+      << ',' << num(r.yardstick_gflops, 8) << ',' << num(r.pct_of_yardstick, 5) << ','
+      << num(r.pct_min, 5) << ',' << num(r.pct_max, 5) << ',' << r.rounds << ',' << r.check << ','
+      << num(r.max_abs_err, 4) << ',' << num(r.max_rel_err, 4) << ',' << r.bad_elements << ','
+      << (r.pass ? "true" : "false") << ',' << quote(r.driver) << ',' << quote(r.cuda_runtime)
+      << ',' << quote(r.cublas) << ',' << num(r.power_limit_w, 5) << ','
+      << num(r.sm_clock_mhz, 5) << ',' << num(r.power_w, 5) << ',' << quote(r.throttle) << ','
+      << quote(r.l2_flush);
     return s.str();
 }
 
@@ -158,7 +173,24 @@ std::vector<Row> read_csv(const std::string& path) {
     std::ifstream f(path);
     if (!f) throw std::runtime_error("cannot read " + path);
     std::string line;
-    if (!std::getline(f, line) || line != csv_header())
+    // Columns are found by name. The ones from pct_min on came with the alternating rounds and the
+    // run's conditions; a CSV written before them (plots/h100/) reads with those left empty.
+    const std::string first_new = "pct_min";
+    std::map<std::string, int> at;
+    bool ours = bool(std::getline(f, line));
+    if (ours) {
+        const std::vector<std::string> names = split_csv(line);
+        for (int i = 0; i < int(names.size()); ++i) at[names[i]] = i;
+        bool before_new = true;
+        for (const char* c : kColumns) {
+            if (c == first_new) before_new = false;
+            if (before_new && !at.count(c)) ours = false;
+        }
+        for (const std::string& n : names)
+            if (std::find(std::begin(kColumns), std::end(kColumns), n) == std::end(kColumns))
+                ours = false;
+    }
+    if (!ours)
         throw std::runtime_error(path +
                                  ":1: not a results CSV (the header differs from the schema)");
     std::vector<Row> rows;
@@ -167,36 +199,51 @@ std::vector<Row> read_csv(const std::string& path) {
         ++lineno;
         if (line.empty()) continue;
         std::vector<std::string> v = split_csv(line);
-        if (int(v.size()) != kNumColumns)
+        if (v.size() != at.size())
             throw std::runtime_error(path + ":" + std::to_string(lineno) + ": expected " +
-                                     std::to_string(kNumColumns) + " fields, found " +
+                                     std::to_string(at.size()) + " fields, found " +
                                      std::to_string(v.size()));
+        auto text = [&](const char* name) { return at.count(name) ? v[at[name]] : std::string(); };
+        auto number = [&](const char* name) {
+            return at.count(name) ? std::stod(v[at[name]]) : 0.0;
+        };
         try {
             Row r;
-            int c = 0;
-            r.device = v[c++];
-            r.chapter = v[c++];
-            r.precision = v[c++];
-            r.shape.M = std::stoi(v[c++]);
-            r.shape.N = std::stoi(v[c++]);
-            r.shape.K = std::stoi(v[c++]);
-            r.alpha = std::stof(v[c++]);
-            r.beta = std::stof(v[c++]);
-            r.seed = std::stoull(v[c++]);
-            r.reps = std::stoi(v[c++]);
-            r.ms_median = std::stod(v[c++]);
-            r.ms_min = std::stod(v[c++]);
-            r.gflops = std::stod(v[c++]);
-            r.yardstick = v[c++];
-            r.yardstick_ms_median = std::stod(v[c++]);
-            r.yardstick_gflops = std::stod(v[c++]);
-            r.pct_of_yardstick = std::stod(v[c++]);
-            r.check = v[c++];
-            r.max_abs_err = std::stod(v[c++]);
-            r.max_rel_err = std::stod(v[c++]);
-            r.bad_elements = std::stoull(v[c++]);
-            if (v[c] != "true" && v[c] != "false") throw std::invalid_argument("pass");
-            r.pass = v[c] == "true";
+            r.device = text("device");
+            r.chapter = text("chapter");
+            r.precision = text("precision");
+            r.shape.M = std::stoi(text("M"));
+            r.shape.N = std::stoi(text("N"));
+            r.shape.K = std::stoi(text("K"));
+            r.alpha = std::stof(text("alpha"));
+            r.beta = std::stof(text("beta"));
+            r.seed = std::stoull(text("seed"));
+            r.reps = std::stoi(text("reps"));
+            r.ms_median = number("ms_median");
+            r.ms_min = number("ms_min");
+            r.gflops = number("gflops");
+            r.yardstick = text("yardstick");
+            r.yardstick_ms_median = number("yardstick_ms_median");
+            r.yardstick_gflops = number("yardstick_gflops");
+            r.pct_of_yardstick = number("pct_of_yardstick");
+            r.pct_min = number("pct_min");
+            r.pct_max = number("pct_max");
+            r.rounds = int(number("rounds"));
+            r.check = text("check");
+            r.max_abs_err = number("max_abs_err");
+            r.max_rel_err = number("max_rel_err");
+            r.bad_elements = std::stoull(text("bad_elements"));
+            if (text("pass") != "true" && text("pass") != "false")
+                throw std::invalid_argument("pass");
+            r.pass = text("pass") == "true";
+            r.driver = text("driver");
+            r.cuda_runtime = text("cuda_runtime");
+            r.cublas = text("cublas");
+            r.power_limit_w = number("power_limit_w");
+            r.sm_clock_mhz = number("sm_clock_mhz");
+            r.power_w = number("power_w");
+            r.throttle = text("throttle");
+            r.l2_flush = text("l2_flush");
             rows.push_back(r);
         } catch (const std::exception&) {
             throw std::runtime_error(path + ":" + std::to_string(lineno) +
@@ -227,6 +274,9 @@ std::string table_header() {
     column(s, 12, "GFLOPS");
     column(s, 12, "yard GFLOPS");
     column(s, 8, "% yard");
+    column(s, 14, "rounds min-max");
+    column(s, 6, "MHz");
+    column(s, 5, "W");
     column(s, 8, "check");
     column(s, 11, "max err");
     s << "  result";
@@ -240,6 +290,9 @@ std::string table_line(const Row& r) {
     column(s, 12, fixed(r.gflops, 1));
     column(s, 12, r.yardstick.empty() ? "-" : fixed(r.yardstick_gflops, 1));
     column(s, 8, r.yardstick.empty() ? "-" : fixed(r.pct_of_yardstick, 1) + "%");
+    column(s, 14, r.yardstick.empty() ? "-" : fixed(r.pct_min, 1) + "-" + fixed(r.pct_max, 1) + "%");
+    column(s, 6, r.sm_clock_mhz > 0 ? fixed(r.sm_clock_mhz, 0) : "-");
+    column(s, 5, r.power_w > 0 ? fixed(r.power_w, 0) : "-");
     column(s, 8, r.check);
     if (r.check == "off") {
         column(s, 11, "-");

@@ -20,11 +20,21 @@ struct Row {
     int reps = 0;
     double ms_median = 0, ms_min = 0, gflops = 0;
     std::string yardstick;  // "cuBLAS cublasSgemm", "OpenBLAS cblas_sgemm", "" when not run
-    double yardstick_ms_median = 0, yardstick_gflops = 0, pct_of_yardstick = 0;
+    double yardstick_ms_median = 0, yardstick_gflops = 0;
+    // The chapter and the yardstick are timed in alternating rounds (docs/harness.md): the ratio
+    // is the median of the rounds' ratios (each a median over `reps` runs), with its min and max.
+    double pct_of_yardstick = 0, pct_min = 0, pct_max = 0;
+    int rounds = 0;
     std::string check = "off";  // full | sample | off
     double max_abs_err = 0, max_rel_err = 0;
     unsigned long long bad_elements = 0;
     bool pass = true;
+    // The conditions of the run (GPU chapters; empty or 0 where unknown, e.g. on a CPU).
+    std::string driver, cuda_runtime, cublas;
+    double power_limit_w = 0;
+    double sm_clock_mhz = 0, power_w = 0;  // medians of the samples taken while timing
+    std::string throttle;                  // "none", or the slowdowns seen and their share
+    std::string l2_flush;                  // "yes": L2 written over before every timed run
 };
 
 double gflops(const Shape& s, double ms);  // 2*M*N*K / time

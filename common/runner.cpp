@@ -119,16 +119,46 @@ Row measure(Backend& backend, const ChapterInfo& info, Precision precision, cons
         r.bad_elements = check.bad;
         r.pass = check.pass;
     }
-    std::vector<double> t = backend.time_chapter(o.warmup, o.reps);
-    r.ms_median = median(t);
-    r.ms_min = *std::min_element(t.begin(), t.end());
+    // Alternating rounds: a slow spell of the GPU (clock, power, a neighbour) lands on both sides
+    // of one round's ratio instead of on one side of the only ratio. The order flips every round
+    // (A B, B A, A B ...) so that neither side always runs on the other's heat.
+    const RunEnvironment env = backend.environment();
+    std::vector<double> t_chapter, t_yard, ratios;
+    backend.start_sampling();
+    for (int round = 0; round < o.rounds; ++round) {
+        const int warmup = round == 0 ? o.warmup : 0;
+        std::vector<double> tc, ty;
+        const bool chapter_first = round % 2 == 0;
+        if (chapter_first) tc = backend.time_chapter(warmup, o.reps);
+        if (!yard.empty()) ty = backend.time_yardstick(warmup, o.reps);
+        if (!chapter_first) tc = backend.time_chapter(warmup, o.reps);
+        t_chapter.insert(t_chapter.end(), tc.begin(), tc.end());
+        t_yard.insert(t_yard.end(), ty.begin(), ty.end());
+        if (!ty.empty() && median(tc) > 0) ratios.push_back(100.0 * median(ty) / median(tc));
+    }
+    const Sampled seen = backend.stop_sampling();
+    r.rounds = o.rounds;
+    r.ms_median = median(t_chapter);
+    r.ms_min = *std::min_element(t_chapter.begin(), t_chapter.end());
     r.gflops = gflops(problem.shape, r.ms_median);
     if (!yard.empty()) {
         r.yardstick = yard;
-        r.yardstick_ms_median = median(backend.time_yardstick(o.warmup, o.reps));
+        r.yardstick_ms_median = median(t_yard);
         r.yardstick_gflops = gflops(problem.shape, r.yardstick_ms_median);
-        r.pct_of_yardstick = r.yardstick_gflops > 0 ? 100.0 * r.gflops / r.yardstick_gflops : 0.0;
+        if (!ratios.empty()) {
+            r.pct_of_yardstick = median(ratios);
+            r.pct_min = *std::min_element(ratios.begin(), ratios.end());
+            r.pct_max = *std::max_element(ratios.begin(), ratios.end());
+        }
     }
+    r.driver = env.driver;
+    r.cuda_runtime = env.cuda_runtime;
+    r.cublas = env.cublas;
+    r.power_limit_w = env.power_limit_w;
+    r.sm_clock_mhz = seen.sm_clock_mhz;
+    r.power_w = seen.power_w;
+    r.throttle = seen.throttle;
+    r.l2_flush = backend.l2_flush();
     return r;
 }
 
@@ -138,6 +168,20 @@ void progress(const std::string& what) {
 }
 void progress_done() {
     if (isatty(2)) std::cerr << "\r\033[K" << std::flush;
+}
+
+// One line on what a result was measured under, or nothing where there is nothing to say.
+std::string conditions_line(const RunEnvironment& e) {
+    if (e.driver.empty() && e.cuda_runtime.empty()) return "";
+    std::ostringstream s;
+    s << "conditions: driver " << (e.driver.empty() ? "?" : e.driver) << ", CUDA runtime "
+      << e.cuda_runtime << ", cuBLAS " << e.cublas;
+    if (e.power_limit_w > 0)
+        s << ", power limit " << e.power_limit_w
+          << " W; SM clock and board power sampled while timing (MHz and W columns)";
+    else
+        s << "; no NVML (the driver's libnvidia-ml): clocks and power not recorded";
+    return s.str() + "\n";
 }
 
 std::string json_escape(const std::string& s) {
@@ -327,8 +371,13 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     std::cout << "== " << info.id << ": " << info.title << "\n"
               << backend->device_report() << "inputs: uniform in [-1, 1), " << to_string(precision)
               << ", seed " << o.seed << "; alpha " << o.alpha << ", beta " << o.beta
-              << "; timing: " << o.warmup << " warm-up + " << o.reps << " timed runs, median\n"
-              << "yardstick: " << (yard.empty() ? std::string("none") : yard) << "\n\n";
+              << "\ntiming: " << o.rounds << " rounds alternating the chapter and the yardstick, "
+              << o.reps << " timed runs each per round after " << o.warmup << " warm-up runs"
+              << (backend->l2_flush() == "yes"   ? "; L2 written over before every timed run"
+                  : backend->l2_flush() == "no" ? "; L2 not flushed (--l2-flush off)"
+                                                : "")
+              << "\nyardstick: " << (yard.empty() ? std::string("none") : yard) << "\n"
+              << conditions_line(backend->environment()) << "\n";
     try {
         const Peaks pk = backend->peaks();
         if (pk.fp32_gflops > 0) write_peaks(o.out_dir + "/peaks.csv", pk);
@@ -353,6 +402,10 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         all_pass = all_pass && check.pass;
         rows.push_back(r);
         std::cout << table_line(r) << std::endl;
+        if (!r.throttle.empty() && r.throttle != "none")
+            std::cout << "    clock slowed while timing " << r.shape.str() << ": " << r.throttle
+                      << " of the samples (median " << r.sm_clock_mhz << " MHz, " << r.power_w
+                      << " W)" << std::endl;
         if (!check.pass)
             std::cout << "    " << problem_for(sizes[i], o, precision).resolved().str() << ": "
                       << check.summary() << std::endl;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "chapter.hpp"
+#include "gpu_conditions.hpp"
 #include "options.hpp"
 #include "problem.hpp"
 #include "report.hpp"
@@ -37,6 +38,13 @@ public:
     // Milliseconds of each timed repetition (after `warmup` untimed ones).
     virtual std::vector<double> time_chapter(int warmup, int reps) = 0;
     virtual std::vector<double> time_yardstick(int warmup, int reps) = 0;
+    // The run's conditions (driver, library versions, power limit); empty where unknown.
+    virtual RunEnvironment environment() const { return {}; }
+    // Clock, power and throttling sampled around the timed runs of one shape.
+    virtual void start_sampling() {}
+    virtual Sampled stop_sampling() { return {}; }
+    // "yes" when every timed run starts with L2 written over, "no", "" where it does not apply.
+    virtual std::string l2_flush() const { return ""; }
     // Ends whatever the chapter's kernel runs in (a --remote child) before the verdict is written.
     virtual void finish() {}
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
 #include <sstream>
 #include <vector>
@@ -84,7 +85,9 @@ TEST_SUITE("options") {
     TEST_CASE("defaults") {
         Options o = parse({});
         CHECK(o.sizes.empty());
-        CHECK(o.reps == 20);
+        CHECK(o.reps == 10);
+        CHECK(o.rounds == 5);
+        CHECK(o.l2_flush);
         CHECK(o.warmup == 3);
         CHECK(o.alpha == 1.0f);
         CHECK(o.beta == 0.0f);
@@ -424,6 +427,17 @@ TEST_SUITE("output") {
         r.max_rel_err = 1e-7;
         r.bad_elements = 0;
         r.pass = true;
+        r.pct_min = 70.5;
+        r.pct_max = 91.25;
+        r.rounds = 5;
+        r.driver = "580.95.05";
+        r.cuda_runtime = "13.0";
+        r.cublas = "13.1.0";
+        r.power_limit_w = 700;
+        r.sm_clock_mhz = 1755;
+        r.power_w = 688.5;
+        r.throttle = "sw_power_cap 63%; hw_thermal 2%";
+        r.l2_flush = "yes";
         return r;
     }
 
@@ -435,8 +449,9 @@ TEST_SUITE("output") {
     TEST_CASE("the CSV schema is fixed") {
         CHECK(csv_header() ==
               "device,chapter,precision,M,N,K,alpha,beta,seed,reps,ms_median,ms_min,gflops,"
-              "yardstick,yardstick_ms_median,yardstick_gflops,pct_of_yardstick,check,max_abs_err,"
-              "max_rel_err,bad_elements,pass");
+              "yardstick,yardstick_ms_median,yardstick_gflops,pct_of_yardstick,pct_min,pct_max,"
+              "rounds,check,max_abs_err,max_rel_err,bad_elements,pass,driver,cuda_runtime,cublas,"
+              "power_limit_w,sm_clock_mhz,power_w,throttle,l2_flush");
     }
 
     TEST_CASE("CSV round trip, quoting included") {
@@ -454,11 +469,41 @@ TEST_SUITE("output") {
         CHECK(back[0].gflops == doctest::Approx(a.gflops));
         CHECK(back[0].alpha == 1.5f);
         CHECK(back[0].pass);
+        CHECK(back[0].pct_min == 70.5);
+        CHECK(back[0].pct_max == 91.25);
+        CHECK(back[0].rounds == 5);
+        CHECK(back[0].driver == "580.95.05");
+        CHECK(back[0].cublas == "13.1.0");
+        CHECK(back[0].power_limit_w == 700);
+        CHECK(back[0].sm_clock_mhz == 1755);
+        CHECK(back[0].power_w == 688.5);
+        CHECK(back[0].throttle == a.throttle);
+        CHECK(back[0].l2_flush == "yes");
         CHECK(back[1].shape == Shape(64));
         CHECK_FALSE(back[1].pass);
         CHECK(back[1].bad_elements == 3);
         CHECK(back[1].yardstick.empty());
         std::remove(path.c_str());
+    }
+
+    TEST_CASE("a CSV from before the alternating rounds still reads, without them") {
+        const std::string old_header =
+            "device,chapter,precision,M,N,K,alpha,beta,seed,reps,ms_median,ms_min,gflops,"
+            "yardstick,yardstick_ms_median,yardstick_gflops,pct_of_yardstick,check,max_abs_err,"
+            "max_rel_err,bad_elements,pass";
+        write_text("test_old.csv", old_header +
+                                       "\nNVIDIA H100,13_x,fp16,4096,4096,4096,1,0,2024,20,0.19,0.18,"
+                                       "717400,cuBLAS,0.2,696500,103.0,full,1e-4,1e-7,0,true\n");
+        const std::vector<Row> rows = read_csv("test_old.csv");
+        REQUIRE(rows.size() == 1);
+        CHECK(rows[0].pct_of_yardstick == 103.0);
+        CHECK(rows[0].rounds == 0);
+        CHECK(rows[0].throttle.empty());
+        CHECK(rows[0].pass);
+        // Without one of the columns every results CSV has, it is not ours.
+        write_text("test_old.csv", "device,chapter\nx,y\n");
+        CHECK_THROWS_WITH(read_csv("test_old.csv"), doctest::Contains("test_old.csv:1"));
+        std::remove("test_old.csv");
     }
 
     TEST_CASE("reading a CSV that is not ours fails with the file and line") {
@@ -468,6 +513,9 @@ TEST_SUITE("output") {
         CHECK_THROWS_WITH(read_csv("test_bad.csv"), doctest::Contains("test_bad.csv:2"));
         std::remove("test_bad.csv");
         CHECK_THROWS(read_csv("no_such_file.csv"));
+        write_text("test_bad.csv", csv_header() + ",extra\n");
+        CHECK_THROWS_WITH(read_csv("test_bad.csv"), doctest::Contains("test_bad.csv:1"));
+        std::remove("test_bad.csv");
     }
 
     // Checks that every tag is closed in order; returns "" or what is wrong.
@@ -600,11 +648,11 @@ TEST_SUITE("output") {
         CHECK(line.find(" 68.6 ") != std::string::npos);
         CHECK(line.find(" 46657.3% ") != std::string::npos);
         CHECK(line.find("123456789x987654321x5 ") == 0);
-        // Each of the 8 columns is separated from the next by at least one space.
+        // Each of the 11 columns is separated from the next by at least one space.
         std::istringstream words(line);
         std::vector<std::string> cols;
         for (std::string w; words >> w;) cols.push_back(w);
-        CHECK(cols.size() == 8);
+        CHECK(cols.size() == 11);
         const std::string header = table_header();
         CHECK(table_line(sample_row()).find("PASS") > header.find("result") - 4);
     }
@@ -655,3 +703,91 @@ TEST_SUITE("shapes") {
     }
 }
 
+
+TEST_SUITE("timing protocol") {
+    // A backend whose times are scripted: the chapter always takes 1 ms, the yardstick takes the
+    // next value of `yard_ms` in each round. It records the order of the calls.
+    struct ScriptedBackend : gemm::Backend {
+        std::vector<double> yard_ms;
+        std::string* calls;
+        std::vector<int>* warmups;
+        int round = 0;
+        ScriptedBackend(std::vector<double> y, std::string* log, std::vector<int>* w)
+            : yard_ms(std::move(y)), calls(log), warmups(w) {}
+        std::string device_name() const override { return "scripted"; }
+        std::string device_report() const override { return ""; }
+        std::string yardstick_name() const override { return "scripted yardstick"; }
+        void check_fits(const Problem&) const override {}
+        void load(const HostProblem&) override {}
+        std::vector<float> run_once(const std::vector<float>& c) override { return c; }
+        std::vector<double> time_chapter(int warmup, int reps) override {
+            *calls += 'C';
+            warmups->push_back(warmup);
+            return std::vector<double>(reps, 1.0);
+        }
+        std::vector<double> time_yardstick(int warmup, int reps) override {
+            *calls += 'Y';
+            warmups->push_back(warmup);
+            return std::vector<double>(reps, yard_ms.at(round++));
+        }
+        void start_sampling() override { *calls += '['; }
+        Sampled stop_sampling() override {
+            *calls += ']';
+            Sampled s;
+            s.sm_clock_mhz = 1500;
+            s.power_w = 650;
+            s.throttle = "sw_power_cap 40%";
+            return s;
+        }
+        gemm::RunEnvironment environment() const override {
+            gemm::RunEnvironment e;
+            e.driver = "999.1";
+            e.power_limit_w = 700;
+            return e;
+        }
+        std::string l2_flush() const override { return "yes"; }
+    };
+
+    TEST_CASE("rounds alternate, the ratio is the median of the rounds' ratios, conditions kept") {
+        std::string calls;
+        std::vector<int> warmups;
+        const char* argv[] = {"scripted", "--sizes", "64", "--rounds", "5", "--reps", "3",
+                              "--warmup", "2", "--check", "off", "--out", "test_protocol"};
+        const gemm::ChapterInfo info{"99_scripted", "scripted", 0, {64}};
+        const int rc = gemm::run_chapter(13, const_cast<char**>(argv), info, Precision::F32,
+                                         [&](const Options&) {
+                                             return std::unique_ptr<gemm::Backend>(
+                                                 new ScriptedBackend({1.0, 2.0, 0.5, 1.0, 1.1},
+                                                                     &calls, &warmups));
+                                         });
+        REQUIRE(rc == 0);
+        // A B, B A, A B, B A, A B: neither side always runs first.
+        CHECK(calls == "[CYYCCYYCCY]");
+        // Warm-up runs before the first round of each side only.
+        CHECK(warmups == std::vector<int>{2, 2, 0, 0, 0, 0, 0, 0, 0, 0});
+        const std::vector<Row> rows = read_csv("test_protocol/99_scripted.csv");
+        REQUIRE(rows.size() == 1);
+        const Row& r = rows[0];
+        // Ratios 100, 200, 50, 100, 110 %: median 100, spread 50-200.
+        CHECK(r.pct_of_yardstick == doctest::Approx(100.0));
+        CHECK(r.pct_min == doctest::Approx(50.0));
+        CHECK(r.pct_max == doctest::Approx(200.0));
+        CHECK(r.rounds == 5);
+        CHECK(r.reps == 3);
+        CHECK(r.ms_median == doctest::Approx(1.0));
+        CHECK(r.yardstick_ms_median == doctest::Approx(1.0));  // pooled: 1,2,0.5,1,1.1 x3
+        CHECK(r.sm_clock_mhz == 1500);
+        CHECK(r.power_w == 650);
+        CHECK(r.throttle == "sw_power_cap 40%");
+        CHECK(r.driver == "999.1");
+        CHECK(r.power_limit_w == 700);
+        CHECK(r.l2_flush == "yes");
+        std::remove("test_protocol/99_scripted.csv");
+    }
+
+    TEST_CASE("throttle summary names the slowdowns and their share, not idle or app clocks") {
+        CHECK(gemm::throttle_summary({0x1, 0x2, 0x0}) == "none");
+        CHECK(gemm::throttle_summary({0x4, 0x4, 0x0, 0x44}) == "sw_power_cap 75%; hw_thermal 25%");
+        CHECK(gemm::throttle_summary({}) == "none");
+    }
+}

@@ -38,21 +38,21 @@ if has test; then
 fi
 
 if has bench; then
-    log "benchmark: every chapter with its default sizes, 20 reps, cuBLAS in the same run"
-    mkdir -p "$OUT/h100"
+    log "benchmark: every chapter with its default sizes, cuBLAS in alternating rounds in the same run"
+    mkdir -p "$OUT/bench"
     for ch in 01_cpu_naive 02_cpu_tiled $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || { echo "$ch: not built"; continue; }
         extra=${EXTRA:-}
         case $ch in 0[12]_*) extra= ;; esac  # the CPU chapters keep their own default sizes
         # shellcheck disable=SC2086
-        "build/chapters/$ch" --out "$OUT/h100" $extra > "$OUT/h100/$ch.txt" 2>&1
-        echo "$ch exit $?"; tail -n +7 "$OUT/h100/$ch.txt" | grep -vE "^$|wrote|checks passed"
+        "build/chapters/$ch" --out "$OUT/bench" $extra > "$OUT/bench/$ch.txt" 2>&1
+        echo "$ch exit $?"; tail -n +7 "$OUT/bench/$ch.txt" | grep -vE "^$|wrote|checks passed"
     done
-    build/tools/gemm_report --out "$OUT/h100" "$OUT"/h100/[0-9][0-9]_*.csv
+    build/tools/gemm_report --out "$OUT/bench" "$OUT"/bench/[0-9][0-9]_*.csv
     # The step between chapters 01 and 02 at 1024, on this machine's CPU, with OpenBLAS.
-    build/chapters/01_cpu_naive --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_01.txt" 2>&1
-    build/chapters/02_cpu_tiled --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_02.txt" 2>&1
-    tail -n 4 "$OUT/h100/cpu1024_01.txt" "$OUT/h100/cpu1024_02.txt"
+    build/chapters/01_cpu_naive --sizes 1024 --reps 3 --warmup 1 --out "$OUT/bench/cpu1024" > "$OUT/bench/cpu1024_01.txt" 2>&1
+    build/chapters/02_cpu_tiled --sizes 1024 --reps 3 --warmup 1 --out "$OUT/bench/cpu1024" > "$OUT/bench/cpu1024_02.txt" 2>&1
+    tail -n 4 "$OUT/bench/cpu1024_01.txt" "$OUT/bench/cpu1024_02.txt"
 fi
 
 if has tune && [ -x build/tools/tune ]; then
