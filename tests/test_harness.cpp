@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
@@ -782,7 +783,7 @@ TEST_SUITE("timing protocol") {
         CHECK(r.driver == "999.1");
         CHECK(r.power_limit_w == 700);
         CHECK(r.l2_flush == "yes");
-        std::remove("test_protocol/99_scripted.csv");
+        std::filesystem::remove_all("test_protocol");
     }
 
     TEST_CASE("throttle summary names the slowdowns and their share, not idle or app clocks") {
