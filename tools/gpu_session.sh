@@ -2,8 +2,8 @@
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
 # under plots/h100/ and in the chapter READMEs:
 #
-#   tools/gpu_session.sh [test] [bench] [tune] [tune_hopper] [ablation] [shapes] [ncu] [sanitize]
-#                                                                  (default: test bench)
+#   tools/gpu_session.sh [test] [bench] [flush] [repeat] [tune] [tune_hopper] [ablation] [shapes]
+#                        [ncu] [sanitize]                          (default: test bench)
 #
 # Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
 # CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`).
@@ -53,6 +53,30 @@ if has bench; then
     build/chapters/01_cpu_naive --sizes 1024 --reps 3 --warmup 1 --out "$OUT/bench/cpu1024" > "$OUT/bench/cpu1024_01.txt" 2>&1
     build/chapters/02_cpu_tiled --sizes 1024 --reps 3 --warmup 1 --out "$OUT/bench/cpu1024" > "$OUT/bench/cpu1024_02.txt" 2>&1
     tail -n 4 "$OUT/bench/cpu1024_01.txt" "$OUT/bench/cpu1024_02.txt"
+fi
+
+if has flush; then
+    log "L2 flush: chapters 10 and 13 against cuBLAS with and without L2 written over before each run"
+    for f in on off; do
+        mkdir -p "$OUT/flush/$f"
+        for ch in 07_cuda_warp_tiled 10_wmma_double_buffered 13_wgmma_persistent; do
+            "build/chapters/$ch" --sizes 512,1024,2048,4096,8192 --l2-flush $f --check off \
+                --out "$OUT/flush/$f" > "$OUT/flush/${ch}_$f.txt" 2>&1
+            echo "$ch --l2-flush $f exit $?"; grep -E "^[0-9]+ " "$OUT/flush/${ch}_$f.txt"
+        done
+    done
+fi
+
+if has repeat; then
+    log "separate processes of chapters 07 and 13 at 4096 and 8192 (the honesty bar: three runs)"
+    for i in 1 2 3; do
+        mkdir -p "$OUT/repeat/run$i"
+        for ch in 07_cuda_warp_tiled 13_wgmma_persistent; do
+            "build/chapters/$ch" --sizes 4096,8192 --out "$OUT/repeat/run$i" \
+                > "$OUT/repeat/run$i/$ch.txt" 2>&1
+            echo "run $i $ch exit $?"; grep -E "^[0-9]+ |slowed" "$OUT/repeat/run$i/$ch.txt"
+        done
+    done
 fi
 
 if has tune && [ -x build/tools/tune ]; then
