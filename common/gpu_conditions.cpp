@@ -15,6 +15,22 @@ namespace {
 // nvml.h, and the library comes with the driver, not the toolkit. Types and values from NVML's
 // public API (nvmlReturn_t is an int enum, 0 = NVML_SUCCESS).
 using nvmlDevice = void*;
+// nvmlFieldValue_t, for the instantaneous board power (NVML_FI_DEV_POWER_INSTANT = 186, in mW):
+// nvmlDeviceGetPowerUsage averages over about a second on Hopper, longer than many timed sizes.
+struct FieldValue {
+    unsigned field_id, scope_id;
+    long long timestamp, latency_us;
+    unsigned value_type, status;
+    union {
+        double d;
+        unsigned ui;
+        unsigned long ul;
+        unsigned long long ull;
+        long long sll;
+        int si;
+    } value;
+};
+constexpr unsigned kPowerInstant = 186;
 struct Nvml {
     int (*init)() = nullptr;
     int (*by_pci)(const char*, nvmlDevice*) = nullptr;
@@ -24,6 +40,7 @@ struct Nvml {
     int (*temperature)(nvmlDevice, int, unsigned*) = nullptr;     // degrees C
     int (*reasons)(nvmlDevice, unsigned long long*) = nullptr;    // clock-event reason bits
     int (*driver)(char*, unsigned) = nullptr;
+    int (*fields)(nvmlDevice, int, FieldValue*) = nullptr;  // nvmlDeviceGetFieldValues
     bool ok = false;
 };
 constexpr int kClockSm = 1;         // NVML_CLOCK_SM
@@ -49,6 +66,7 @@ const Nvml& nvml() {
         bind(lib, n.reasons, "nvmlDeviceGetCurrentClocksEventReasons");
         if (!n.reasons) bind(lib, n.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
         bind(lib, n.driver, "nvmlSystemGetDriverVersion");
+        bind(lib, n.fields, "nvmlDeviceGetFieldValues");
         n.ok = n.init && n.by_pci && n.clock && n.power && n.reasons && n.init() == 0;
         return n;
     }();
@@ -116,7 +134,12 @@ void ConditionsSampler::loop() {
     do {  // at least one sample, however short the series
         Sample s{};
         n.clock(device_, kClockSm, &s.clock_mhz);
-        n.power(device_, &s.power_mw);
+        FieldValue f{};
+        f.field_id = kPowerInstant;
+        if (n.fields && n.fields(device_, 1, &f) == 0 && f.status == 0 && f.value_type == 1)
+            s.power_mw = f.value.ui;  // NVML_VALUE_TYPE_UNSIGNED_INT
+        else
+            n.power(device_, &s.power_mw);  // drivers without the field: the 1-second average
         if (n.temperature) n.temperature(device_, kTemperatureGpu, &s.temperature_c);
         n.reasons(device_, &s.reasons);
         samples_.push_back(s);
