@@ -1,6 +1,6 @@
 // The ceilings a README, a doc or the roofline cites, measured on the GPU at hand:
-//   copy_bandwidth         device-to-device copy of buffers far larger than L2 (read + write bytes):
-//                          cudaMemcpyAsync and a 16-byte copy kernel, the better of the two
+//   copy_bandwidth         device-to-device copy of buffers far larger than L2, bytes read +
+//                          written: cudaMemcpyAsync and a 16-byte copy kernel, the better of two
 //   mma_sync_f16f32        register-only mma.sync m16n8k16 (fp16 in, fp32 accumulate), every SM
 //   wgmma_f16f32           wgmma m64n256k16 from shared memory (sm_90a, compute capability 9.0)
 //   cublas_gemmex_f16f32   cublasGemmEx fp16 in, fp32 compute and C, 4096^3 and 8192^3: the better
@@ -103,9 +103,10 @@ public:
         init_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
         by_pci_ = reinterpret_cast<int (*)(const char*, void**)>(
             dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
-        clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(
-            dlsym(lib_, "nvmlDeviceGetClockInfo"));
-        power_ = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetPowerUsage"));
+        clock_ =
+            reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
+        power_ =
+            reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetPowerUsage"));
         shutdown_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlShutdown"));
         char bus[32] = {};
         if (!init_ || !by_pci_ || !clock_ || !power_ || !shutdown_) {
@@ -348,7 +349,7 @@ std::vector<Ceiling> copy_bandwidth(const Context& ctx, Sampler& sampler) {
     };
     auto kernel_once = [&] {
         copy_kernel<<<blocks, 256, 0, ctx.stream>>>(reinterpret_cast<const int4*>(src.get()),
-                                                     reinterpret_cast<int4*>(dst.get()), bytes / 16);
+                                                    reinterpret_cast<int4*>(dst.get()), bytes / 16);
         GEMM_CUDA_CHECK_LAUNCH();
     };
     // Each way once on a cleared destination, compared word by word with the source.
@@ -357,7 +358,7 @@ std::vector<Ceiling> copy_bandwidth(const Context& ctx, Sampler& sampler) {
         GEMM_CUDA_CHECK(cudaMemsetAsync(diff.get(), 0, sizeof(unsigned long long), ctx.stream));
         once();
         count_differences<<<4 * ctx.sms, 256, 0, ctx.stream>>>(src.get(), dst.get(), words,
-                                                                diff.get());
+                                                               diff.get());
         GEMM_CUDA_CHECK_LAUNCH();
         unsigned long long n = 0;
         GEMM_CUDA_CHECK(cudaMemcpy(&n, diff.get(), sizeof n, cudaMemcpyDeviceToHost));
@@ -400,8 +401,8 @@ Ceiling mma_sync_rate_ceiling(const Context& ctx, Sampler& sampler) {
     mma_sync_rate<<<blocks, MMA_THREADS, 0, ctx.stream>>>(check_iters, 1, sums.get());
     GEMM_CUDA_CHECK_LAUNCH();
     std::vector<float> host(threads);
-    GEMM_CUDA_CHECK(cudaMemcpy(host.data(), sums.get(), threads * sizeof(float),
-                               cudaMemcpyDeviceToHost));
+    GEMM_CUDA_CHECK(
+        cudaMemcpy(host.data(), sums.get(), threads * sizeof(float), cudaMemcpyDeviceToHost));
     const float want = 16.0f * check_iters * 4 * MMA_CHAINS;
     for (long long t = 0; t < threads; ++t)
         if (host[t] != want)
@@ -460,13 +461,11 @@ std::vector<Ceiling> cublas_ceilings(const Context& ctx, Sampler& sampler) {
         GEMM_CUDA_CHECK_LAUNCH();
         Ceiling c{"", "cublasGemmEx fp16->fp32 " + std::to_string(n) + "^3", "GFLOPS",
                   ctx.peaks.fp16_tensor_gflops};
-        measure(c, 2.0 * n * nn,
-                "cublasGemmEx (common/gpu_runner.cu cublas_hgemm) fp16 A and B; fp32 compute and "
-                "C; " + std::to_string(n) + "^3",
-                ctx.timing, sampler, ctx.stream, [&] {
-                    gemm::cublas_hgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n,
-                                       ctx.stream);
-                });
+        std::string how = "cublasGemmEx via cublas_hgemm of common/gpu_runner.cu; fp16 A and B; ";
+        how += "fp32 compute and C; " + std::to_string(n) + "^3";
+        measure(c, 2.0 * n * nn, how, ctx.timing, sampler, ctx.stream, [&] {
+            gemm::cublas_hgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n, ctx.stream);
+        });
         out.push_back(c);
         if (!best_h.measured || c.value > best_h.value) best_h = c;
     }
@@ -482,13 +481,12 @@ std::vector<Ceiling> cublas_ceilings(const Context& ctx, Sampler& sampler) {
     GEMM_CUDA_CHECK_LAUNCH();
     Ceiling s{"cublas_sgemm", "cublasSgemm " + std::to_string(n) + "^3", "GFLOPS",
               ctx.peaks.fp32_gflops};
-    measure(s,
-            2.0 * n * nn,
-            "cublasSgemm (common/gpu_runner.cu cublas_sgemm) fp32; " + std::to_string(n) + "^3",
-            ctx.timing, sampler, ctx.stream, [&] {
-                gemm::cublas_sgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n,
-                                   ctx.stream);
-            });
+    measure(
+        s, 2.0 * n * nn,
+        "cublasSgemm via cublas_sgemm of common/gpu_runner.cu; fp32; " + std::to_string(n) + "^3",
+        ctx.timing, sampler, ctx.stream, [&] {
+            gemm::cublas_sgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n, ctx.stream);
+        });
     out.push_back(s);
     return out;
 }
@@ -512,8 +510,8 @@ std::string number(double v, int decimals = 1) {
 }
 
 void print_table(const std::vector<Ceiling>& rows) {
-    std::printf("\n%-44s %10s %-6s %23s %10s %6s %7s %6s\n", "what", "median", "unit",
-                "min - max", "theory", "%", "SM MHz", "W");
+    std::printf("\n%-44s %10s %-6s %23s %10s %6s %7s %6s\n", "what", "median", "unit", "min - max",
+                "theory", "%", "SM MHz", "W");
     for (const Ceiling& c : rows) {
         if (!c.measured) {
             std::printf("%-44s %s\n", c.what.c_str(), c.method.c_str());
@@ -541,8 +539,8 @@ void write_csv(const std::string& path, const std::string& device,
     for (const Ceiling& c : rows) {
         if (c.id.empty()) continue;
         f << csv_field(device) << ',' << c.id << ',' << (c.measured ? number(c.value) : "") << ','
-          << c.unit << ',' << csv_field(c.method) << ',' << (c.measured ? number(c.min) : "")
-          << ',' << (c.measured ? number(c.max) : "") << ',' << number(c.clock_mhz, 0) << ','
+          << c.unit << ',' << csv_field(c.method) << ',' << (c.measured ? number(c.min) : "") << ','
+          << (c.measured ? number(c.max) : "") << ',' << number(c.clock_mhz, 0) << ','
           << number(c.power_w, 0) << '\n';
     }
     f.close();

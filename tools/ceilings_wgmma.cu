@@ -17,15 +17,15 @@
 namespace ceilings {
 namespace {
 
-constexpr int WG = 128;                    // threads per warpgroup
-constexpr int GROUPS = 2;                  // warpgroups per block, 64 rows of A each
+constexpr int WG = 128;    // threads per warpgroup
+constexpr int GROUPS = 2;  // warpgroups per block, 64 rows of A each
 constexpr int THREADS = WG * GROUPS;
 constexpr int TM = 64, TN = 256, TK = 16;  // one wgmma: (TM, TK) x (TK, TN)
-constexpr int KTILE = 64;                  // k per tile row: 64 halves = 128 bytes = one swizzle row
-constexpr int STEPS = KTILE / TK;          // wgmmas per loop step
+constexpr int KTILE = 64;          // k per tile row: 64 halves = 128 bytes = one swizzle row
+constexpr int STEPS = KTILE / TK;  // wgmmas per loop step
 constexpr int ROW_BYTES = 2 * KTILE;
-constexpr int A_ROWS = GROUPS * TM;        // rows 0..127: A, (128, 64)
-constexpr int ROWS = A_ROWS + TN;          // rows 128..383: B^T, (256, 64)
+constexpr int A_ROWS = GROUPS * TM;                  // rows 0..127: A, (128, 64)
+constexpr int ROWS = A_ROWS + TN;                    // rows 128..383: B^T, (256, 64)
 constexpr int SMEM_BYTES = ROWS * ROW_BYTES + 1024;  // + slack to start the tiles on 1024 bytes
 constexpr int ACC = TM * TN / WG;                    // fp32 accumulators per thread
 constexpr int CHECK_ITERS = 16;

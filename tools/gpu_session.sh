@@ -2,8 +2,8 @@
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
 # under plots/h100/ and in the chapter READMEs:
 #
-#   tools/gpu_session.sh [test] [bench] [tune] [tune_hopper] [ablation] [shapes] [ncu] [sanitize]
-#                                                                  (default: test bench)
+#   tools/gpu_session.sh [test] [bench] [ceilings] [tune] [tune_hopper] [ablation] [shapes] [ncu]
+#                        [sanitize]                                (default: test bench)
 #
 # Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
 # CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`).
@@ -53,6 +53,12 @@ if has bench; then
     build/chapters/01_cpu_naive --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_01.txt" 2>&1
     build/chapters/02_cpu_tiled --sizes 1024 --reps 3 --warmup 1 --out "$OUT/h100/cpu1024" > "$OUT/h100/cpu1024_02.txt" 2>&1
     tail -n 4 "$OUT/h100/cpu1024_01.txt" "$OUT/h100/cpu1024_02.txt"
+fi
+
+if has ceilings && [ -x build/tools/ceilings ]; then
+    log "ceilings: copy bandwidth, mma.sync, wgmma, cuBLAS (tools/ceilings; writes \$OUT/ceilings.csv)"
+    build/tools/ceilings --out "$OUT" > "$OUT/ceilings.txt" 2>&1
+    echo "ceilings exit $?"; sed -n '/^what /,$p' "$OUT/ceilings.txt"; grep "^ceilings:" "$OUT/ceilings.txt"
 fi
 
 if has tune && [ -x build/tools/tune ]; then
