@@ -27,12 +27,10 @@
 #include <utility>
 #include <vector>
 
+#include "ceilings.cuh"
 #include "gpu_timing.cuh"
 #include "harness_gpu.cuh"
 #include "runner.hpp"
-#ifdef GEMM_CEILINGS_WGMMA
-#include "ceilings.cuh"
-#endif
 
 namespace {
 
@@ -224,10 +222,7 @@ void measure(Ceiling& c, double work, const std::string& how, const Timing& t, S
 
 // ---- kernels ------------------------------------------------------------------------------------
 
-__device__ inline uint32_t mix(uint32_t x) {
-    x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
-    return x;
-}
+using ceilings::mix;
 
 __global__ void fill_words(uint32_t* p, std::size_t n, uint32_t seed) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
@@ -239,7 +234,7 @@ template <class T>
 __global__ void fill_unit(T* p, std::size_t n, uint32_t seed) {  // values in [-1, 1)
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x)
-        p[i] = T(float(mix(uint32_t(i) * 0x9E3779B9u ^ seed) >> 8) * (2.0f / 16777216.0f) - 1.0f);
+        p[i] = T(ceilings::unit_value(uint32_t(i) * 0x9E3779B9u ^ seed));
 }
 
 // Counts the words where a and b differ.

@@ -1,13 +1,25 @@
-// The sm_90a part of tools/ceilings: the wgmma rate kernel, in tools/ceilings_wgmma.cu. That file
-// is compiled for sm_90a alone and linked in only when gpu_archs lists 90 (GEMM_CEILINGS_WGMMA);
-// its code runs on compute capability 9.0 only, so the caller checks that first.
+// What the two files of tools/ceilings share: a hash, and the sm_90a part, the wgmma rate kernel of
+// tools/ceilings_wgmma.cu. That file is compiled for sm_90a alone and linked in only when gpu_archs
+// lists 90 (GEMM_CEILINGS_WGMMA); its code runs on compute capability 9.0 only, so the caller
+// checks that first.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 namespace ceilings {
+
+// An integer hash, for the pseudo-random operands and buffers.
+__host__ __device__ inline std::uint32_t mix(std::uint32_t x) {
+    x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
+    return x;
+}
+// A value in [-1, 1) from an integer.
+__host__ __device__ inline float unit_value(std::uint32_t x) {
+    return float(mix(x) >> 8) * (2.0f / 16777216.0f) - 1.0f;
+}
 
 // Blocks of the wgmma kernel that fit on one SM (it opts into its shared memory first).
 int wgmma_blocks_per_sm();

@@ -52,10 +52,6 @@ __device__ inline uint32_t pack_halves(float lo, float hi) {
     return uint32_t(__half_as_ushort(__float2half_rn(lo))) |
            uint32_t(__half_as_ushort(__float2half_rn(hi))) << 16;
 }
-__device__ inline float unit_hash(uint32_t x) {  // a value in [-1, 1) from an integer
-    x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
-    return float(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
-}
 
 // Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"), in 16-byte units: start
 // address (bits 0-13); leading byte offset (16-29), unused by a K-major swizzled layout whose
@@ -115,7 +111,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 w[e] = pack_halves(v, v);
             } else {
                 const uint32_t seed = (blockIdx.x * ROWS + r) * 64 + 8 * c + 2 * e;
-                w[e] = pack_halves(unit_hash(seed), unit_hash(seed + 1));
+                w[e] = pack_halves(unit_value(seed), unit_value(seed + 1));
             }
         }
         // 128-byte swizzle: chunk c of row r is stored at chunk c ^ (r % 8) of that row.
