@@ -259,7 +259,7 @@ __global__ void copy_kernel(const int4* __restrict__ src, int4* __restrict__ dst
     for (; i < n; i += stride) dst[i] = src[i];
 }
 
-// Register-only mma.sync: each warp runs CHAINS independent accumulator tiles (16, 8), `iters`
+// Register-only mma.sync: each warp runs MMA_CHAINS independent accumulator tiles (16, 8), `iters`
 // times each, on operand fragments that never leave registers. Two A and two B fragments alternate
 // between the chains so that the tensor cores do not see one operand pair only. ones: every operand
 // 1.0, so every accumulator ends at 16 * iters (the self-check). Each thread writes the sum of its
