@@ -2,8 +2,8 @@
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
 # under plots/h100/ and in the chapter READMEs:
 #
-#   tools/gpu_session.sh [test] [bench] [flush] [repeat] [tune] [tune_hopper] [ablation] [shapes]
-#                        [ncu] [sanitize]                          (default: test bench)
+#   tools/gpu_session.sh [test] [bench] [ceilings] [flush] [repeat] [tune] [tune_hopper] [ablation]
+#                        [shapes] [ncu] [sanitize]                 (default: test bench)
 #
 # Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
 # CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`).
@@ -77,6 +77,12 @@ if has repeat; then
             echo "run $i $ch exit $?"; grep -E "^[0-9]+ |slowed" "$OUT/repeat/run$i/$ch.txt"
         done
     done
+fi
+
+if has ceilings && [ -x build/tools/ceilings ]; then
+    log "ceilings: copy bandwidth, mma.sync, wgmma, cuBLAS (tools/ceilings; writes \$OUT/ceilings.csv)"
+    build/tools/ceilings --out "$OUT" > "$OUT/ceilings.txt" 2>&1
+    echo "ceilings exit $?"; sed -n '/^what /,$p' "$OUT/ceilings.txt"; grep "^ceilings:" "$OUT/ceilings.txt"
 fi
 
 if has tune && [ -x build/tools/tune ]; then
