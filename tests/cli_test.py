@@ -53,7 +53,14 @@ bad = [
     (["--check", "nope"], "--check"),
     (["--alpha", "nan"], "--alpha"),
     (["--device", "-1"], "--device"),
+    (["--alpha", "0x10"], "expected a decimal number"),  # as the integer options refuse hex
+    (["--beta", " 1"], "expected a decimal number"),  # and spaces
+    (["--alpha", "1e-45"], "subnormal"),  # finite, but no check could pass
+    # Past 2^30 a kernel's k0 += BK would overflow int (chapter 02 crashed here): refused.
+    (["--sizes", "1x1x2147483647"], "above 2^30"),
 ]
+if chapter.startswith(("01_", "02_")):
+    bad.append((["--device", "99"], "the CPU chapters have no --device"))
 for args, word in bad:
     rc, out, err = run(*args)
     expect(rc == 2, f"{args} exits 2 (got {rc}; stderr: {err.strip()!r})")

@@ -1,9 +1,11 @@
-// The harness itself: the command line, inputs, the reference, the comparison, CSV and SVG.
+// The harness itself: the command line, inputs, the reference, the comparison, the CSV.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <sstream>
@@ -157,6 +159,20 @@ TEST_SUITE("options") {
             {{"--seed", "-1"}, "--seed"},
             {{"--check", "most"}, "full, sample, off or auto"},
             {{"--device", "x"}, "--device"},
+            // Floats take the integers' plain decimal form: no hex, no spaces, no leading '+'.
+            {{"--alpha", "0x10"}, "expected a decimal number"},
+            {{"--beta", " 1"}, "expected a decimal number"},
+            {{"--beta", "1 "}, "expected a decimal number"},
+            {{"--alpha", "+1"}, "expected a decimal number"},
+            {{"--alpha", "1e"}, "expected a decimal number"},
+            {{"--alpha", "."}, "expected a decimal number"},
+            {{"--alpha", "-inf"}, "not a finite"},
+            {{"--alpha", "1e-50"}, "would become 0"},
+            {{"--alpha", "1e-45"}, "is a subnormal float"},  // finite, but no check could pass
+            {{"--beta", "-1e-39"}, "is a subnormal float"},
+            {{"--reps", "+5"}, "expected a whole number"},
+            {{"--seed", "0x10"}, "expected a whole number"},
+            {{"--warmup", " 1"}, "expected a whole number"},
             {{"--no-baseline=1"}, "takes no value"},
             {{"--out", ""}, "--out"},
         };
@@ -168,6 +184,16 @@ TEST_SUITE("options") {
             REQUIRE_FALSE(msg.empty());
             CHECK(msg.find(b.must_mention) != std::string::npos);
         }
+    }
+
+    TEST_CASE("floats: the decimal forms, down to the smallest normal float") {
+        CHECK(parse({"--alpha", ".5"}).alpha == 0.5f);
+        CHECK(parse({"--beta", "-0.5e1"}).beta == -5.0f);
+        CHECK(parse({"--alpha", "2E+2"}).alpha == 200.0f);
+        CHECK(parse({"--beta", "-0"}).beta == 0.0f);
+        CHECK(parse({"--beta", "0e-999"}).beta == 0.0f);  // zero written any way is zero
+        CHECK(parse({"--alpha", "1.2e-38"}).alpha == doctest::Approx(1.2e-38));
+        CHECK(parse({"--alpha", "3.4e38"}).alpha == doctest::Approx(3.4e38));
     }
 
     TEST_CASE("auto check: full for small, sampled for large") {
@@ -250,6 +276,21 @@ TEST_SUITE("inputs") {
         CHECK_THROWS_AS(p.resolved(), std::invalid_argument);
         Problem big = problem(50000, 50000, 1);
         CHECK_THROWS_WITH_AS(big.resolved(), doctest::Contains("2^31"), std::invalid_argument);
+    }
+
+    TEST_CASE("dimensions stop at 2^30, so that a tile's end k0 + BK cannot overflow int") {
+        CHECK(kMaxDimension == 1 << 30);
+        CHECK_NOTHROW(problem(1, 1, kMaxDimension).resolved());
+        CHECK_THROWS_WITH_AS(problem(1, 1, kMaxDimension + 1).resolved(),
+                             doctest::Contains("above 2^30"), std::invalid_argument);
+        CHECK_THROWS_WITH_AS(problem(1, 1, INT_MAX).resolved(), doctest::Contains("above 2^30"),
+                             std::invalid_argument);
+        CHECK_THROWS_AS(problem(kMaxDimension + 1, 1, 1).resolved(), std::invalid_argument);
+        CHECK_THROWS_AS(problem(1, kMaxDimension + 1, 1).resolved(), std::invalid_argument);
+        Problem wide = problem(1, 1, 1);
+        wide.ldc = kMaxDimension + 1;  // a leading dimension too
+        CHECK_THROWS_WITH_AS(wide.resolved(), doctest::Contains("above 2^30"),
+                             std::invalid_argument);
     }
 }
 
