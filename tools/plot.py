@@ -240,7 +240,7 @@ def read_inputs(paths):
                 inputs.ceilings.setdefault(dev, {}).update(c)
         elif "fp32_gflops" in header and "bandwidth_gbs" in header:
             inputs.peaks.update(read_peaks(f, rows))
-        elif "gflops" in header:
+        elif "chapter" in header:
             results = read_results(f, header, rows)
             base = f[: -len(".csv")]
             if base in steps or os.path.exists(base + ".steps.csv"):
@@ -565,20 +565,17 @@ class Charts:
             hi = [r.pct_max - r.pct if r.has_spread else 0 for r in yard]
             spread = any(r.has_spread for r in yard)
             bars = bottom.errorbar([r.size for r in yard], pct, yerr=[lo, hi] if spread else None,
-                                   fmt="o-", color="#1f77b4", lw=1.5, capsize=4,
-                                   label=chapter + (", lowest to highest round" if spread
-                                                    else ""))
+                                   fmt="o-", color="#1f77b4", lw=1.5, capsize=4)
             bars[0].set_gid("ratio-" + slug(chapter))
-            yards = distinct(r.yardstick for r in yard)
-            bottom.axhline(100, color="#555555", ls="--", lw=1,
-                           label=(yards[0] if len(yards) == 1 else "the yardstick") + " = 100%")
+            if spread:
+                bars[2][0].set_gid("spread-" + slug(chapter))  # the bars of the rounds
+            bottom.axhline(100, color="#555555", ls="--", lw=1)
             # From 0 unless every point is well above it: then the spread of the rounds shows.
             low = min(r.pct_min if r.has_spread else r.pct for r in yard)
             high = max([100] + [r.pct_max if r.has_spread else r.pct for r in yard])
             floor = 0 if low < 60 else 10 * math.floor((low - 5) / 10)
             bottom.set_ylim(floor, high + 0.12 * (high - floor))
-            bottom.set_ylabel("% of the yardstick")
-            bottom.legend(loc="best", fontsize=8)
+            bottom.set_ylabel("% of the yardstick (dashed)")
         bottom.set_xlabel("problem size: cube root of M·N·K (log scale)")
         fig.align_ylabels([a[0] for a in axes])
         self.save(fig, stem)
