@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -42,13 +43,17 @@ inline bool other_threads_running() {
 }
 
 // Worker threads of the previous series (OpenBLAS's spin about 2^28 cycles, ~0.1 s, after their
-// last call; OpenMP's briefly), in this process or in the grade that started it, would steal
-// cores from the next series on a small machine. Waits until none is running, at most 200 ms:
-// no wait at all when they are asleep already, which a run of many small sizes relies on.
+// last call; OpenMP's 300,000 turns of a loop), in this process or in the grade that started it,
+// would steal cores from the next series on a small machine. Waits until none is running, then as
+// long again (a thread woken right after spinning can stall a parallel call for a scheduler tick:
+// docs/harness.md, "Timing"), 200 ms at most; not at all when they sleep already.
 inline void wait_for_idle_workers() {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    const auto start = std::chrono::steady_clock::now();
+    const auto give_up = start + std::chrono::milliseconds(200);
     while (other_threads_running() && std::chrono::steady_clock::now() < give_up)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto now = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::min(now - start, give_up - now));
 }
 
 // Milliseconds of each of `reps` calls, after `warmup` untimed ones.
