@@ -175,7 +175,8 @@ with tempfile.TemporaryDirectory() as tmp:
     for args, needle in [([], "PATH"), (["--bogus", plots], "--bogus"),
                          ([os.path.join(tmp, "no_such")], "no_such: no such file or directory"),
                          ([os.path.join(tmp, "blocker")], "no CSV files"),
-                         (["--out"], "--out")]:
+                         (["--out"], "--out"),
+                         (["--out", os.path.join(ragged, "x.csv"), new], "--out")]:
         p = run(python, *args, env=env)
         expect(p.returncode == 2 and needle in p.stderr and "Traceback" not in p.stderr,
                f"{args}: exit 2 naming '{needle}' (got {p.returncode}: {p.stderr!r})")
@@ -192,7 +193,7 @@ number = lambda row: plot.number_reader("t.csv", 2, row)
 def result(chapter, precision, n):
     row = dict(chapter=chapter, precision=precision, M=str(n), N=str(n), K=str(n), gflops="1",
                beta="0")
-    return plot.Result("t.csv:2", row, number(row))
+    return plot.Result(row, number(row))
 
 
 cases = [  # chapter, precision, size, FLOP per byte worked out by hand, from the napkin model

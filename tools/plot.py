@@ -74,8 +74,7 @@ class InputError(Exception):
 class Result:
     """One row of a results CSV: one chapter at one shape."""
 
-    def __init__(self, where, row, number):
-        self.where = where
+    def __init__(self, row, number):
         self.chapter = row["chapter"]
         self.device = row.get("device", "") or ""
         self.precision = row.get("precision", "") or ""
@@ -99,10 +98,6 @@ class Result:
     @property
     def shape(self):
         return (self.M, self.N, self.K)
-
-    @property
-    def shape_name(self):
-        return str(self.M) if self.M == self.N == self.K else f"{self.M}x{self.N}x{self.K}"
 
     @property
     def size(self):
@@ -164,7 +159,7 @@ def read_results(path, header, rows):
     missing = [c for c in ("chapter", "M", "N", "K", "gflops") if c not in header]
     if missing:
         raise InputError(f"{path}:1: no column {', '.join(missing)} (not a results CSV?)")
-    return [Result(f"{path}:{n}", row, number_reader(path, n, row)) for n, row in rows]
+    return [Result(row, number_reader(path, n, row)) for n, row in rows]
 
 
 def read_peaks(path, rows):
@@ -298,7 +293,7 @@ def pct_text(r):
     return text
 
 
-def span(values, unit, digits=0):
+def span(values, unit):
     """"1980 MHz" or "1755–1980 MHz" over the rows that know the value."""
     nums = []
     for v in values:
@@ -310,10 +305,8 @@ def span(values, unit, digits=0):
             nums.append(x)
     if not nums:
         return ""
-    lo, hi = min(nums), max(nums)
-    fmt = f"{{:.{digits}f}}"
-    return (fmt.format(lo) if fmt.format(lo) == fmt.format(hi)
-            else f"{fmt.format(lo)}\u2013{fmt.format(hi)}") + f" {unit}"
+    lo, hi = f"{min(nums):.0f}", f"{max(nums):.0f}"
+    return (lo if lo == hi else f"{lo}\u2013{hi}") + f" {unit}"
 
 
 def distinct(values):
@@ -514,7 +507,7 @@ class Charts:
             lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
         ax.set_ylabel(label)
 
-    def title(self, fig, ax, title, lines):
+    def title(self, ax, title, lines):
         ax.set_title(title, fontsize=12, loc="left", pad=8 + 13 * len(lines))
         for i, line in enumerate(lines):
             ax.annotate(line, xy=(0, 1), xycoords="axes fraction", xytext=(0, 6 + 13 * (
@@ -554,7 +547,7 @@ class Charts:
         top.set_ylabel(("TFLOP/s" if tera else "GFLOPS") + " (2·M·N·K / time)")
         top.legend(loc="upper left", fontsize=9)
         self.size_axis(top, [r.size for r in rows])
-        self.title(fig, top, f"{chapter} on {devices_of(rows)}",
+        self.title(top, f"{chapter} on {devices_of(rows)}",
                    self.wrap(timing_line(rows)) +
                    [w for line in conditions_lines(rows) for w in self.wrap(line)])
         bottom = top
@@ -602,7 +595,7 @@ class Charts:
         self.size_axis(ax, [r.size for r in rows])
         ax.set_xlabel("problem size: cube root of M·N·K (log scale)")
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
-        self.title(fig, ax, f"Every chapter on {devices_of(rows)}",
+        self.title(ax, f"Every chapter on {devices_of(rows)}",
                    self.wrap("chapters solid, the libraries they are measured against dashed; "
                              + timing_line(rows)))
         self.save(fig, "all_chapters")
@@ -678,7 +671,7 @@ class Charts:
                                    title_fontsize=8)
         source = ("measured ceilings (ceilings.csv)" if ceilings
                   else "theoretical peaks (peaks.csv)")
-        self.title(fig, ax, f"Roofline of {device}", self.wrap(
+        self.title(ax, f"Roofline of {device}", self.wrap(
             f"roofs: {source}. x counts the bytes each chapter's tiling requests; the caches "
             f"serve part of them, so a point can sit above the memory roof."))
         self.save(fig, "roofline", extra=[roof_legend, chapter_legend])
@@ -741,7 +734,7 @@ class Charts:
                          f"= {slots} at once" + ("" if marks else "; no step in this range"))
         else:
             lines.append("no tile model for this chapter: no predicted steps")
-        self.title(fig, ax, f"{info['chapter']} against {swept} ({fixed}) on {devices_of(rows)}",
+        self.title(ax, f"{info['chapter']} against {swept} ({fixed}) on {devices_of(rows)}",
                    lines + self.wrap(timing_line(rows)) +
                    [w for line in conditions_lines(rows) for w in self.wrap(line)])
         self.save(fig, stem)
@@ -771,6 +764,11 @@ def main(argv):
     overview = [r for _, rows in inputs.results for r in rows]
     try:
         os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        print(f"plot.py: error: --out {out}: cannot create this directory ({e.strerror})",
+              file=sys.stderr)
+        return 2
+    try:
         written = []
         if overview:
             with open(os.path.join(out, "results.md"), "w") as f:
