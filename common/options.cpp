@@ -1,9 +1,9 @@
 #include "options.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cfloat>
 #include <climits>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>

@@ -145,22 +145,23 @@ void progress_done() {
 std::string json_escape(const std::string& s) {
     std::string o;
     for (char c : s) {
-        switch (c) {
-            case '"': o += "\\\""; break;
-            case '\\': o += "\\\\"; break;
-            case '\b': o += "\\b"; break;
-            case '\f': o += "\\f"; break;
-            case '\n': o += "\\n"; break;
-            case '\r': o += "\\r"; break;
-            case '\t': o += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {  // the other control characters
-                    char u[8];
-                    std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(c));
-                    o += u;
-                } else {
-                    o += c;
-                }
+        const char* named = c == '\b'   ? "\\b"
+                            : c == '\f' ? "\\f"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                                        : nullptr;
+        if (c == '"' || c == '\\') {
+            o += '\\';
+            o += c;
+        } else if (named) {
+            o += named;
+        } else if (static_cast<unsigned char>(c) < 0x20) {  // the other control characters
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\u%04x", unsigned(static_cast<unsigned char>(c)));
+            o += hex;
+        } else {
+            o += c;
         }
     }
     return o;
@@ -378,8 +379,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
             return 2;
         }
     }
-    std::cout << "\nwrote " << csv_path << " (tools/plot.py " << o.out_dir
-              << " draws the charts)\n"
+    std::cout << "\nwrote " << csv_path << " (tools/plot.py " << o.out_dir << " draws the charts)\n"
               << (all_pass ? "all checks passed" : "SOME CHECKS FAILED") << std::endl;
     return all_pass ? 0 : 1;
 }

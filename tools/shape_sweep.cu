@@ -297,9 +297,9 @@ int main(int argc, char** argv) {
         }
         const std::string path = s.out_dir + "/" + id + ".steps.csv";
         gemm::write_text(path, steps.str());
-        std::cout << "wrote " << path << " (tools/plot.py " << s.out_dir
-                  << " draws GFLOPS against " << dim
-                  << (found.empty() ? "" : " with the predicted tile and wave steps") << ")\n";
+        std::cout << "wrote " << path << " (tools/plot.py " << s.out_dir << " draws GFLOPS against "
+                  << dim << (found.empty() ? "" : " with the predicted tile and wave steps")
+                  << ")\n";
     } catch (const std::exception& e) {
         std::cerr << "shape_sweep: error: " << e.what() << "\n";
         return 1;
