@@ -120,7 +120,11 @@ CheckResult check_cpu_gemm(CpuGemmF32 gemm, const Problem& p, CheckMode mode) {
 }
 
 int run_cpu_chapter(int argc, char** argv, const ChapterInfo& info, CpuGemmF32 gemm) {
-    return run_chapter(argc, argv, info, Precision::F32, [&](const Options&) {
+    return run_chapter(argc, argv, info, Precision::F32, [&](const Options& o) {
+        if (o.device != 0)
+            throw UsageError("--device " + std::to_string(o.device) +
+                             ": the CPU chapters have no --device (it picks the GPU of a GPU "
+                             "chapter)");
         return std::unique_ptr<Backend>(new CpuBackend(gemm, cblas_yardstick()));
     });
 }

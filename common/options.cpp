@@ -1,19 +1,22 @@
 #include "options.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace gemm {
 
 namespace {
 
-// Whole-string integer parse: "12" yes; "12a", "", "1e3", " 12" no.
+// Whole-string integer parse: "12", "-3" yes; "+12", "12a", "", "1e3", " 12", "0x10" no.
 long long parse_integer(const std::string& text, const std::string& what) {
     if (text.empty()) throw UsageError(what + ": expected a whole number, got nothing");
-    std::size_t start = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    std::size_t start = text[0] == '-' ? 1 : 0;
     if (start == text.size())
         throw UsageError(what + ": expected a whole number, got '" + text + "'");
     for (std::size_t i = start; i < text.size(); ++i)
@@ -25,14 +28,44 @@ long long parse_integer(const std::string& text, const std::string& what) {
     return value;
 }
 
+// Whole-string decimal parse, in the integers' plain form plus a fraction and an exponent:
+// "-1.5", "2", ".5", "1e-3" yes; "+1", " 1", "0x10", "1,5", "inf", "nan", "1e99" (beyond float),
+// "1e-45" (subnormal) and "1e-50" (a nonzero number that would become 0) no.
 float parse_float(const std::string& text, const std::string& what) {
-    char* end = nullptr;
-    errno = 0;
-    float value = std::strtof(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size())
-        throw UsageError(what + ": expected a number, got '" + text + "'");
-    if (errno == ERANGE || !std::isfinite(value))
+    std::size_t i = !text.empty() && text[0] == '-' ? 1 : 0;
+    const std::size_t int_digits = std::strspn(text.c_str() + i, "0123456789");
+    i += int_digits;
+    std::size_t frac_digits = 0;
+    if (i < text.size() && text[i] == '.') {
+        frac_digits = std::strspn(text.c_str() + i + 1, "0123456789");
+        i += 1 + frac_digits;
+    }
+    const std::size_t mantissa_end = i;
+    bool ok = int_digits + frac_digits > 0;
+    if (ok && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        i += (i + 1 < text.size() && (text[i + 1] == '-' || text[i + 1] == '+')) ? 2 : 1;
+        const std::size_t exp_digits = std::strspn(text.c_str() + i, "0123456789");
+        ok = exp_digits > 0;
+        i += exp_digits;
+    }
+    std::string word;
+    for (char c : text) word += char(std::tolower(static_cast<unsigned char>(c)));
+    if (word == "nan" || word == "-nan" || word.find("inf") != std::string::npos)
         throw UsageError(what + ": '" + text + "' is not a finite float");
+    if (!ok || i != text.size())
+        throw UsageError(what + ": expected a decimal number such as 1, -0.5 or 2e-3, got '" +
+                         text + "'");
+    const float value = std::strtof(text.c_str(), nullptr);
+    if (std::isinf(value))
+        throw UsageError(what + ": '" + text + "' is not a finite float (the largest is 3.4e38)");
+    if (value == 0.0f && text.find_first_of("123456789") < mantissa_end)
+        throw UsageError(what + ": '" + text + "' is below the smallest float (1.4e-45) and " +
+                         "would become 0");
+    // A subnormal is a finite float, but products with it keep only a few bits: no kernel's
+    // result could pass the check against the double reference.
+    if (value != 0.0f && std::fabs(value) < FLT_MIN)
+        throw UsageError(what + ": '" + text + "' is a subnormal float (nonzero, below 1.2e-38): " +
+                         "products with it lose their precision; use 0 or a normal float");
     return value;
 }
 
@@ -201,7 +234,7 @@ std::string usage(const std::string& program, const std::vector<Shape>& default_
       << "  --check MODE     full | sample | off | auto (full up to 2^30 multiply-adds, else "
          "sample)\n"
       << "  --no-baseline    do not time the yardstick (cuBLAS / CBLAS)\n"
-      << "  --out DIR        where the CSV and the SVG chart go          [" << d.out_dir << "]\n"
+      << "  --out DIR        where the CSV goes                          [" << d.out_dir << "]\n"
       << "  --device N       CUDA device (GPU chapters)                   [" << d.device << "]\n"
       << "  --grade          autograder: check shapes drawn from --seed, then time the largest\n"
       << "                   default size (or --sizes); writes DIR/<chapter>.grade.json\n"

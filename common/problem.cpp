@@ -163,6 +163,10 @@ Problem Problem::resolved() const {
     r.ldc = std::max(r.ldc, 1);
     if (r.lda < s.K || r.ldb < s.N || r.ldc < s.N)
         throw std::invalid_argument("leading dimension shorter than its row in " + r.str());
+    if (std::max({s.M, s.N, s.K, r.lda, r.ldb, r.ldc}) > kMaxDimension)
+        throw std::invalid_argument(r.str() + " has a dimension above 2^30 (" +
+                                    std::to_string(kMaxDimension) +
+                                    "), the largest this tutorial takes");
     const std::size_t limit = std::size_t(INT_MAX);
     if (r.elems_A() > limit || r.elems_B() > limit || r.elems_C() > limit)
         throw std::invalid_argument("a matrix of " + r.str() +

@@ -14,6 +14,10 @@ namespace gemm {
 enum class Precision { F32, F16 };
 const char* to_string(Precision p);
 
+// The largest M, N, K, lda, ldb or ldc the harness takes, 2^30: kernels add a tile to an index
+// in int (k0 + BK, i0 + BM), which must not overflow even on the last tile.
+constexpr int kMaxDimension = 1 << 30;
+
 struct Problem {
     Shape shape;
     int lda = 0, ldb = 0, ldc = 0;  // 0 means tight: K, N, N
@@ -24,9 +28,10 @@ struct Problem {
     // into a bigger matrix (1 makes every base pointer miss its 16-byte alignment).
     int view_offset = 0;
 
-    // Fills the tight leading dimensions and checks that lda >= K, ldb >= N, ldc >= N and that
-    // every matrix (padding included) has fewer than 2^31 elements, so that int indexing is safe.
-    // Throws std::invalid_argument naming the problem.
+    // Fills the tight leading dimensions and checks that lda >= K, ldb >= N, ldc >= N, that no
+    // dimension or leading dimension exceeds kMaxDimension and that every matrix (padding
+    // included) has fewer than 2^31 elements, so that int indexing is safe. Throws
+    // std::invalid_argument naming the problem.
     Problem resolved() const;
     std::size_t elems_A() const { return std::size_t(shape.M) * std::size_t(lda); }
     std::size_t elems_B() const { return std::size_t(shape.K) * std::size_t(ldb); }

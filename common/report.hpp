@@ -1,8 +1,8 @@
-// What a run leaves behind: a table on stdout, a CSV with a fixed schema, an SVG chart.
+// What a run leaves behind: a table on stdout and a CSV with a fixed schema (tools/plot.py draws
+// the charts from the CSVs).
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "chapter.hpp"
@@ -45,15 +45,6 @@ struct Peaks {
     double fp32_gflops = 0, fp16_tensor_gflops = 0, bandwidth_gbs = 0;
 };
 void write_peaks(const std::string& path, const Peaks& p);
-Peaks read_peaks(const std::string& path);  // throws std::runtime_error naming the path
-
-// The course's overview from many chapters' CSVs: every chapter and every yardstick on one chart
-// (log GFLOPS axis) and a Markdown table of GFLOPS and % of the yardstick per chapter and size.
-std::string combined_chart(const std::string& title, const std::vector<Row>& rows);
-std::string results_table(const std::vector<Row>& rows);
-// A roofline: attainable GFLOPS = min(peak, intensity x bandwidth) for each peak, and the rows
-// measured on that device placed at their ideal intensity (each matrix moved once).
-std::string roofline_chart(const Peaks& peaks, const std::vector<Row>& rows);
 
 std::string csv_header();
 std::string csv_line(const Row& r);
@@ -65,31 +56,6 @@ std::vector<Row> read_csv(const std::string& path);
 std::string table_header();
 std::string table_line(const Row& r);
 
-// A line on a chart: points are (size, GFLOPS); size is the cube root of M*N*K.
-struct Series {
-    std::string name;
-    std::vector<std::pair<double, double>> points;
-    bool dashed = false;  // yardsticks are dashed
-};
-double chart_size(const Shape& s);
-
-// A self-contained SVG: log2 x axis, GFLOPS axis (linear from 0, or log10 when log_y), ticks,
-// labels, a legend and the title.
-extern const char* const kSizeAxis;    // "problem size (cube root of M·N·K), log2 scale"
-extern const char* const kGflopsAxis;  // "GFLOPS (2·M·N·K / time)"
-// A vertical line at x with a short label (a prediction drawn over a measurement).
-struct Mark {
-    double x = 0;
-    std::string label;
-};
-// linear_x: a linear x axis from the smallest to the largest x (the shape sweeps); marks are drawn
-// on either axis.
-std::string svg_chart(const std::string& title, const std::vector<Series>& series,
-                      bool log_y = false, const std::string& x_label = kSizeAxis,
-                      const std::string& y_label = kGflopsAxis, bool linear_x = false,
-                      const std::vector<Mark>& marks = {});
-// The chapter's chart: its own GFLOPS and, where timed, the yardstick's.
-std::string chapter_chart(const std::string& title, const std::vector<Row>& rows);
 void write_text(const std::string& path, const std::string& text);
 
 }  // namespace gemm

@@ -184,20 +184,32 @@ std::string conditions_line(const RunEnvironment& e) {
     return s.str() + "\n";
 }
 
+}  // namespace
+
 std::string json_escape(const std::string& s) {
     std::string o;
     for (char c : s) {
-        if (c == '"' || c == '\\') o += '\\';
-        if (c == '\n') {
-            o += "\\n";
-            continue;
+        const char* named = c == '\b'   ? "\\b"
+                            : c == '\f' ? "\\f"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                                        : nullptr;
+        if (c == '"' || c == '\\') {
+            o += '\\';
+            o += c;
+        } else if (named) {
+            o += named;
+        } else if (static_cast<unsigned char>(c) < 0x20) {  // the other control characters
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\u%04x", unsigned(static_cast<unsigned char>(c)));
+            o += hex;
+        } else {
+            o += c;
         }
-        o += c;
     }
     return o;
 }
-
-}  // namespace
 
 std::vector<Problem> grading_problems(std::uint64_t seed, bool large) {
     std::vector<Problem> ps;
@@ -387,10 +399,16 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     }
     if (o.grade) return grade(*backend, info, precision, o, sizes, yard, prog);
 
-    std::cout << table_header() << std::endl;
     const std::string csv_path = o.out_dir + "/" + info.id + ".csv";
-    const std::string svg_path = o.out_dir + "/" + info.id + ".svg";
-    std::vector<Row> rows;
+    // One line per size, appended and flushed as it is measured: an interrupted long run keeps
+    // what it measured, and a run of many sizes writes each of them once.
+    std::ofstream csv(csv_path);
+    csv << csv_header() << '\n' << std::flush;
+    if (!csv) {
+        std::cerr << prog << ": error: cannot write " << csv_path << "\n";
+        return 2;
+    }
+    std::cout << table_header() << std::endl;
     bool all_pass = true;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         progress(sizes[i].str() + " (" + std::to_string(i + 1) + "/" +
@@ -400,7 +418,6 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
             measure(*backend, info, precision, o, problem_for(sizes[i], o, precision), yard, check);
         progress_done();
         all_pass = all_pass && check.pass;
-        rows.push_back(r);
         std::cout << table_line(r) << std::endl;
         if (!r.throttle.empty() && r.throttle != "none")
             std::cout << "    clock slowed while timing " << r.shape.str() << ": " << r.throttle
@@ -409,17 +426,13 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         if (!check.pass)
             std::cout << "    " << problem_for(sizes[i], o, precision).resolved().str() << ": "
                       << check.summary() << std::endl;
-
-        // Written after every size so that an interrupted long run keeps what it measured.
-        try {
-            write_csv(csv_path, rows);
-            write_text(svg_path, chapter_chart(info.id + " on " + r.device, rows));
-        } catch (const std::exception& e) {
-            std::cerr << prog << ": error: " << e.what() << "\n";
+        csv << csv_line(r) << '\n' << std::flush;
+        if (!csv) {
+            std::cerr << prog << ": error: cannot write " << csv_path << "\n";
             return 2;
         }
     }
-    std::cout << "\nwrote " << csv_path << " and " << svg_path << "\n"
+    std::cout << "\nwrote " << csv_path << " (tools/plot.py " << o.out_dir << " draws the charts)\n"
               << (all_pass ? "all checks passed" : "SOME CHECKS FAILED") << std::endl;
     return all_pass ? 0 : 1;
 }

@@ -67,6 +67,9 @@ void check_host_fits(const Problem& p, unsigned long long bytes);
 
 double median(std::vector<double> v);
 
+// s as the inside of a JSON string: quotes, backslashes and every control character escaped.
+std::string json_escape(const std::string& s);
+
 // The shapes --grade checks: fixed awkward ones plus random ones drawn from `seed` (with random
 // padded leading dimensions, alpha and beta); `large` adds three around 1000-2200 (GPU chapters).
 std::vector<Problem> grading_problems(std::uint64_t seed, bool large);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
-# under plots/h100/ and in the chapter READMEs:
+# under plots/h200/ (and, before it, plots/h100/) and in the chapter READMEs:
 #
 #   tools/gpu_session.sh [test] [bench] [ceilings] [flush] [repeat] [tune] [tune_hopper] [ablation]
 #                        [shapes] [ncu] [sanitize]                 (default: test bench)
@@ -16,6 +16,10 @@ steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(test bench)
 has() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 log() { echo "== $(date +%T) $*"; }
+
+# The charts (tools/plot.py) need matplotlib: Debian's python3-matplotlib is for /usr/bin/python3.
+PLOT_PY=python3
+python3 -c "import matplotlib" 2>/dev/null || PLOT_PY=/usr/bin/python3
 
 GPU_CHAPTERS=${CHAPTERS:-"03_cuda_naive 04_cuda_coalesced 05_cuda_smem_tiled 06_cuda_register_tiled 07_cuda_warp_tiled 08_wmma_naive 09_wmma_smem 10_wmma_double_buffered 11_mma_ldmatrix 12_wgmma_tma 13_wgmma_persistent"}
 
@@ -48,7 +52,7 @@ if has bench; then
         "build/chapters/$ch" --out "$OUT/bench" $extra > "$OUT/bench/$ch.txt" 2>&1
         echo "$ch exit $?"; tail -n +7 "$OUT/bench/$ch.txt" | grep -vE "^$|wrote|checks passed"
     done
-    build/tools/gemm_report --out "$OUT/bench" "$OUT"/bench/[0-9][0-9]_*.csv
+    "$PLOT_PY" tools/plot.py "$OUT/bench"
     # The step between chapters 01 and 02 at 1024, on this machine's CPU, with OpenBLAS.
     build/chapters/01_cpu_naive --sizes 1024 --reps 3 --warmup 1 --out "$OUT/bench/cpu1024" > "$OUT/bench/cpu1024_01.txt" 2>&1
     build/chapters/02_cpu_tiled --sizes 1024 --reps 3 --warmup 1 --out "$OUT/bench/cpu1024" > "$OUT/bench/cpu1024_02.txt" 2>&1
@@ -126,6 +130,7 @@ if has ablation && [ -x build/tools/ablation ]; then
     build/tools/ablation --sizes 4096,8192 --reps 20 --check off --out "$OUT/ablation" \
         > "$OUT/ablation.txt" 2>&1
     echo "ablation exit $?"; grep -E "^== |^4096|^8192" "$OUT/ablation.txt"
+    "$PLOT_PY" tools/plot.py "$OUT"/ablation/ablation_*.csv
     nvidia-smi -q -d POWER > "$OUT/ablation/power_limits.txt" 2>&1
     grep -E "Current Power Limit|Max Power Limit" "$OUT/ablation/power_limits.txt" | head -2
     for probe in full same_ktile no_copies no_ldmatrix mma_only; do
@@ -155,6 +160,7 @@ if has shapes && [ -x build/tools/shape_sweep ]; then
     build/tools/shape_sweep --chapter 10 --m 4096 --n 3840:4608:32 --k 4096 --reps 10 \
         --name tiles_10 --out "$OUT/shapes" > "$OUT/shapes/tiles_10.txt" 2>&1
     echo "tiles 10 exit $?"
+    "$PLOT_PY" tools/plot.py "$OUT/shapes"
     grep -h -A12 "^tile model" "$OUT"/shapes/*.txt | head -40
 fi
 

@@ -1,7 +1,8 @@
 // Sweeps one dimension of the GEMM shape for one GPU chapter and cuBLAS: the same checks and
-// timing as a chapter run (it is one: run_gpu_chapter over the swept shapes), then a CSV and a
-// chart of GFLOPS against the swept dimension, with the chapter's tile and wave steps drawn on it
-// where the tool knows the chapter's tile (chapters 10 and 11). See docs/shapes.md.
+// timing as a chapter run (it is one: run_gpu_chapter over the swept shapes, writing its CSV),
+// then a second CSV of the chapter's predicted tile and wave steps where the tool knows the
+// chapter's tile (chapters 10 and 11); tools/plot.py draws GFLOPS against the swept dimension
+// with the steps on it. See docs/shapes.md.
 //   build/tools/shape_sweep --chapter 10 --m 5120 --n 33700:33720:2 --k 1024 [--reps 10] [--out DIR]
 #include <cstdio>
 #include <functional>
@@ -173,14 +174,15 @@ const Entry& find_chapter(const std::string& name) {
 const char* kUsage =
     "Usage: shape_sweep --chapter CH --m M --n N --k K [chapter options]\n"
     "Times one GPU chapter and cuBLAS over a range of shapes, checking each, and writes\n"
-    "OUT/NAME.csv and .svg (GFLOPS against the swept dimension; NAME is --name, by default\n"
-    "sweep_<chapter>_<dim>).\n\n"
+    "OUT/NAME.csv (the run) and OUT/NAME.steps.csv (the predicted steps); NAME is --name, by\n"
+    "default sweep_<chapter>_<dim>. `tools/plot.py OUT` draws GFLOPS against the swept\n"
+    "dimension with the steps on it.\n\n"
     "  --chapter CH     03 ... 11 (or the full name)\n"
     "  --m, --n, --k    a size (5120), a range LO:HI[:STEP] (33700:33720:2) or a list (a,b,c);\n"
     "                   one of the three may be a range or a list\n"
     "  other options    as for a chapter binary: --reps --warmup --seed --check --out --device\n"
     "                   --no-baseline --alpha --beta (see its --help)\n\n"
-    "Chapters 10 and 11 also get their predicted tile and wave steps drawn on the chart (block\n"
+    "Chapters 10 and 11 also get their predicted tile and wave steps (block\n"
     "tile of the configuration their gemm picks, blocks per SM from the occupancy calculator,\n"
     "SMs of the device). Exit: 0 every shape passed its check, 1 one failed, 2 bad usage, 77 no GPU.\n";
 
@@ -259,49 +261,45 @@ int main(int argc, char** argv) {
                                   {id, std::string("shape sweep of ") + s.chapter->id, 75, {}});
     if (rc == 2 || rc == 77) return rc;
 
-    // Redraw the run's CSV against the swept dimension, with the predicted steps.
+    // The predicted steps, for tools/plot.py to draw over the run's CSV: one row per step, or one
+    // row with the step columns empty when there is none (or no tile model for the chapter).
     try {
-        const std::vector<gemm::Row> rows = gemm::read_csv(s.out_dir + "/" + id + ".csv");
-        gemm::Series chapter{s.chapter->id, {}, false}, yard{"", {}, true};
-        for (const gemm::Row& r : rows) {
-            const double x = dim == 'M' ? r.shape.M : dim == 'N' ? r.shape.N : r.shape.K;
-            chapter.points.push_back({x, r.gflops});
-            if (!r.yardstick.empty()) yard.name = r.yardstick, yard.points.push_back({x, r.yardstick_gflops});
-        }
-        std::vector<gemm::Mark> marks;
         std::ostringstream steps;
+        steps << "chapter,swept,BM,BN,sms,blocks_per_sm,x,tiles,waves,new_wave\n";
+        const std::string who = std::string(s.chapter->id) + "," + dim + ",";
         gemm::TileModel t;
+        std::vector<gemm::Step> found;
         if (dim != 'K' && s.chapter->tiles &&
             s.chapter->tiles(shapes[0].M, shapes[0].N, shapes[0].K, t) && t.blocks_per_sm > 0) {
             const long long other = dim == 'M' ? shapes[0].N : shapes[0].M;
             const long long lo = swept.values.front(), hi = swept.values.back();
-            for (const gemm::Step& st : gemm::quantization_steps(t, dim == 'M', other, lo, hi)) {
-                marks.push_back({double(st.x), st.new_wave ? std::to_string(st.count.waves) + " waves"
-                                                           : std::to_string(st.count.tiles) + " tiles"});
-                steps << "  " << dim << " = " << st.x << ": " << st.count.tiles << " tiles, "
+            found = gemm::quantization_steps(t, dim == 'M', other, lo, hi);
+            const std::string model = who + std::to_string(t.BM) + "," + std::to_string(t.BN) +
+                                      "," + std::to_string(t.sms) + "," +
+                                      std::to_string(t.blocks_per_sm) + ",";
+            std::ostringstream lines;
+            for (const gemm::Step& st : found) {
+                steps << model << st.x << "," << st.count.tiles << "," << st.count.waves << ","
+                      << (st.new_wave ? "true" : "false") << "\n";
+                lines << "  " << dim << " = " << st.x << ": " << st.count.tiles << " tiles, "
                       << st.count.waves << (st.new_wave ? " waves (one more)\n" : " waves\n");
             }
+            if (found.empty()) steps << model << ",,,\n";
             const gemm::TileCount first = dim == 'M' ? gemm::tile_count(t, lo, other)
                                                      : gemm::tile_count(t, other, lo);
             std::cout << "\ntile model of " << s.chapter->id << ": " << t.BM << "x" << t.BN
                       << " tiles, " << t.blocks_per_sm << " block(s) per SM x " << t.sms
                       << " SMs = " << t.concurrent() << " at once; at " << dim << " = " << lo
                       << ": " << first.tiles << " tiles in " << first.waves << " wave(s)\n"
-                      << (steps.str().empty() ? "  no step in this range\n" : steps.str());
+                      << (found.empty() ? "  no step in this range\n" : lines.str());
+        } else {
+            steps << who << ",,,,,,,\n";
         }
-        std::vector<gemm::Series> series = {chapter};
-        if (!yard.points.empty()) series.push_back(yard);
-        std::string fixed_dims;
-        if (dim != 'M') fixed_dims += " M " + std::to_string(shapes[0].M);
-        if (dim != 'N') fixed_dims += " N " + std::to_string(shapes[0].N);
-        if (dim != 'K') fixed_dims += " K " + std::to_string(shapes[0].K);
-        const std::string title =
-            std::string(s.chapter->id) + " against " + std::string(1, dim) + " (" + fixed_dims.substr(1) + ")";
-        gemm::write_text(s.out_dir + "/" + id + ".svg",
-                         gemm::svg_chart(title, series, false, std::string(1, dim), gemm::kGflopsAxis,
-                                         true, marks));
-        std::cout << "wrote " << s.out_dir << "/" << id << ".svg (GFLOPS against " << dim
-                  << (marks.empty() ? "" : ", with the predicted tile and wave steps") << ")\n";
+        const std::string path = s.out_dir + "/" + id + ".steps.csv";
+        gemm::write_text(path, steps.str());
+        std::cout << "wrote " << path << " (tools/plot.py " << s.out_dir << " draws GFLOPS against "
+                  << dim << (found.empty() ? "" : " with the predicted tile and wave steps")
+                  << ")\n";
     } catch (const std::exception& e) {
         std::cerr << "shape_sweep: error: " << e.what() << "\n";
         return 1;
