@@ -302,7 +302,12 @@ private:
             if (*fd >= 0) ::close(*fd), *fd = -1;
     }
     static std::string exit_text(int status) {
-        if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
+        if (WIFEXITED(status)) {
+            // A sandbox (bubblewrap) reports its command's death by signal N as exit code 128 + N.
+            const int code = WEXITSTATUS(status);
+            return "exit code " + std::to_string(code) +
+                   (code > 128 && code < 128 + 65 ? " (signal " + std::to_string(code - 128) + ")" : "");
+        }
         if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
         return "status " + std::to_string(status);
     }

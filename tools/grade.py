@@ -353,7 +353,7 @@ class Chapter:
         deps, why = self.deps(probe)
         if why:
             die(f"the allowed headers of {ch} do not preprocess in the sandbox: {why}")
-        self.allowed_files = deps
+        self.allowed_files = set(deps)
 
     def run(self, cmd, rw, log, ro=(), stdout=None):
         """Runs a compiler command in the sandbox; its output goes to `log` (and stdout to the file
@@ -389,7 +389,7 @@ class Chapter:
     def deps(self, build):
         """The files preprocessing the kernel's translation unit reads, by the compiler's own -M
         output (every pass: host and each GPU architecture), as absolute paths in the sandbox.
-        Returns (set, None) or (None, why)."""
+        Returns (list in the order read, None) or (None, why)."""
         out, log = os.path.join(build, "deps.txt"), os.path.join(build, "compile.log")
         rc = self.run(self.cc + self.kernel_flags + ["-M", "/build/grade_entry.cu"],
                       rw=[(build, "/build")], log=log, stdout=out)
@@ -398,20 +398,20 @@ class Chapter:
         if rc != 0:
             return None, "does not compile: " + compiler_errors(log, own_file_only=True)
         text = open(out, errors="replace").read().replace("\\\n", " ")
-        files = set()
+        files = {}  # ordered: the first file refused is the one the kernel file included
         for tok in re.findall(r"(?:\\.|[^\s\\])+", text):
             if tok.endswith(":"):
                 continue  # the target
             f = os.path.normpath(os.path.join("/build", tok.replace("\\ ", " ").replace("$$", "$")))
             if is_inside(f, build):  # --unsandboxed: the host's path of the build folder
                 f = "/build" + f[len(build):]
-            files.add(f)
-        return files, None
+            files[f] = True
+        return list(files), None
 
     def check_deps(self, files):
         """Why the files a submission's preprocessing read are refused, or None."""
         own = {"/build/grade_entry.cu", "/build/grade_entry.hpp", "/build/kernel_under_test.h"}
-        for f in sorted(files - self.allowed_files - own):
+        for f in (f for f in files if f not in self.allowed_files and f not in own):
             if f.startswith(("/dev/", "/proc/", "/sys/")):
                 return f"includes {f}, a device or system file"
             return (f"includes {f}, which is not on the allow-list (the files that "
@@ -515,17 +515,23 @@ def gradescope(report, error, args, ref_gflops, note):
     """Gradescope's results.json: one test per shape, one for performance."""
     tests = []
     shapes = report["shapes"] if report else []
-    per_shape = args.correct_points / max(len(shapes), 1)
+    bench = report["benchmark"] if report else []
+    # Each shape, and the benchmark's timed runs (each checked, and a clean exit after them).
+    per_shape = args.correct_points / (len(shapes) + 1)
     for s in shapes:
         tests.append({"name": f"correct: M={s['M']} N={s['N']} K={s['K']} lda={s['lda']} ldb={s['ldb']} "
                               f"ldc={s['ldc']} alpha={s['alpha']} beta={s['beta']}",
                       "score": per_shape if s["pass"] else 0.0,
                       "max_score": per_shape,
                       "output": s["detail"] or "PASS"})
-    if not shapes:
+    if shapes:
+        timed = bool(bench) and not error
+        tests.append({"name": "correct: the benchmark's timed runs" + (f" at {bench[0]['shape']}" if bench else ""),
+                      "score": per_shape if timed else 0.0, "max_score": per_shape,
+                      "output": "PASS" if timed else error or "not timed"})
+    else:
         tests.append({"name": "correctness", "score": 0, "max_score": args.correct_points,
                       "output": error or "not graded"})
-    bench = report["benchmark"] if report else []
     gflops = bench[0]["gflops"] if bench else 0.0
     if args.perf_target is None:
         pct = 100.0 * gflops / ref_gflops if ref_gflops else 0.0
