@@ -220,8 +220,9 @@ private:
             const std::string where = what + (n > 1 ? " (call " + std::to_string(slot + 1) + " of " +
                                                           std::to_string(n) + " in its batch)"
                                                     : std::string()) +
-                                      ", rows " + std::to_string(first) + "-" +
-                                      std::to_string(end - 1);
+                                      (end - first > 1 ? ", rows " + std::to_string(first) + "-" +
+                                                             std::to_string(end - 1)
+                                                       : ", row " + std::to_string(first));
             if (rp::digest_block(keys, b, rows.data(), rows.size()) != digests[slot * blocks + b])
                 fail(where + ": C differs from the digest the kernel process reported when the "
                              "run ended (it changed after the run was timed)");

@@ -23,7 +23,8 @@ Writes OUT/<submission>/ (the kernel as built, the compiler's output, the child'
 output and JSON), OUT/class.csv and, with --gradescope, OUT/<submission>/results.json in
 Gradescope's format. Every folder it writes holds a file .gemm-grade; it deletes no other.
 Exit: 0 when every submission was graded (whatever the grades), 1 when the instructor's own kernel
-fails the grade, 2 for a bad command line or a missing sandbox.
+fails the grade, 2 for a bad command line or a missing sandbox, 77 when this machine has no GPU
+that can run the chapter.
 Environment: GEMM_GRADE_BWRAP, the bubblewrap program (default: bwrap on PATH).
 """
 import argparse
@@ -332,6 +333,13 @@ class Chapter:
             self.link = [nvcc] + arch
         self.kernel_flags = self.flags + ns + ["-I", "/build/include"]
         self.env = {"PATH": ":".join(([os.path.dirname(self.cc[0])] if self.gpu else []) + ["/usr/bin", "/bin"])}
+        if self.gpu:
+            # A first run of the chapter binary: it says whether this machine can grade the
+            # chapter at all, and it makes the driver create every device node the sandboxes bind.
+            p = subprocess.run([os.path.join(build, "chapters", ch), "--sizes", "1", "--reps", "1",
+                                "--no-baseline", "--out", tmp], capture_output=True, text=True)
+            if p.returncode == 77:
+                die(p.stdout.strip(), code=77)
         self.main = os.path.join(tmp, "main")
         os.makedirs(self.main)
         # The child's own translation unit, compiled once for the whole class.
@@ -453,6 +461,8 @@ class Chapter:
         if not self.gpu:
             limits["as"] = RUN_AS_CPU
         env = {k: v for k, v in os.environ.items() if PASS_ENV.match(k)}
+        if self.gpu:
+            env["CUDA_CACHE_DISABLE"] = "1"  # no JIT cache files to write
         argv = self.sandbox.argv(["/sandbox/child"], limits, ro=[(child, "/sandbox/child")],
                                  dev="gpu" if self.gpu else "full", env=env)
         with open(path, "w") as f:
