@@ -111,10 +111,12 @@ struct SipHash {
 };
 
 // C is cut into row blocks, each digested in kDigestLanes interleaved lanes (lane t takes words
-// t, t + kDigestLanes, ...; a word is two neighbouring floats) whose digests are then digested in
-// order: lanes make it parallel on a GPU, the final pass ties them together.
+// t, t + kDigestLanes, ...; a word is two neighbouring floats); the lanes' digests are digested in
+// groups of kDigestGroup, and the groups' digests in order: lanes make it parallel on a GPU, the
+// two short passes tie them together without a long serial tail.
 constexpr int kDigestLanes = 256;
-constexpr int kMaxDigestBlocks = 256;
+constexpr int kDigestGroup = 16;
+constexpr int kMaxDigestBlocks = 1024;
 
 GRADE_HD inline int digest_blocks(int M) { return M < kMaxDigestBlocks ? M : kMaxDigestBlocks; }
 GRADE_HD inline int block_first_row(int b, int M, int blocks) {  // rows [first(b), first(b + 1))
@@ -147,8 +149,11 @@ GRADE_HD inline std::uint64_t block_word(const float* f, std::uint64_t n, std::u
 GRADE_HD inline SipHash lane_hash(const SlotKeys& k, std::uint32_t block, std::uint32_t lane) {
     return SipHash(k.k0 ^ mix64((std::uint64_t(block) << 32) | lane), k.k1);
 }
+GRADE_HD inline SipHash group_hash(const SlotKeys& k, std::uint32_t block, std::uint32_t group) {
+    return SipHash(k.k0 ^ mix64(~((std::uint64_t(block) << 32) | group)), k.k1);
+}
 GRADE_HD inline SipHash block_hash(const SlotKeys& k, std::uint32_t block, std::uint64_t n) {
-    return SipHash(k.k0 ^ mix64(~std::uint64_t(block)), k.k1 ^ n);
+    return SipHash(k.k0 ^ mix64(std::uint64_t(block) * 0x9E3779B97F4A7C15ull + n), k.k1 ^ n);
 }
 
 // The digest of one block of n floats in one thread (the grade, and the CPU child): the words in
@@ -160,7 +165,11 @@ inline std::uint64_t digest_block(const SlotKeys& k, std::uint32_t block, const 
     const std::uint64_t words = (n + 1) / 2;
     for (std::uint64_t w = 0; w < words; ++w) lanes[w % kDigestLanes].add(block_word(f, n, w));
     SipHash h = block_hash(k, block, n);
-    for (SipHash& lane : lanes) h.add(lane.finish());
+    for (int g = 0; g < kDigestLanes / kDigestGroup; ++g) {
+        SipHash group = group_hash(k, block, std::uint32_t(g));
+        for (int t = g * kDigestGroup; t < (g + 1) * kDigestGroup; ++t) group.add(lanes[t].finish());
+        h.add(group.finish());
+    }
     return h.finish();
 }
 

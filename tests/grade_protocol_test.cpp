@@ -64,7 +64,7 @@ TEST_CASE("a block's digest sees every bit, the order of the floats, the block a
 }
 
 TEST_CASE("digest blocks cover every row once") {
-    for (int M : {0, 1, 5, 255, 256, 257, 1000, 4096}) {
+    for (int M : {0, 1, 5, 255, 256, 257, 1000, 1023, 1024, 1025, 4096}) {
         const int blocks = rp::digest_blocks(M);
         CHECK(blocks == (M < rp::kMaxDigestBlocks ? M : rp::kMaxDigestBlocks));
         int rows = 0;

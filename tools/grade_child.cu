@@ -90,7 +90,8 @@ __global__ void make_perm(std::uint32_t* perm, int K, std::uint64_t key) {
 }
 // One CUDA block per digest block, one thread per lane: the same digest as rp::digest_block.
 __global__ void digest_rows(const float* C, int M, int ldc, rp::SlotKeys key, std::uint64_t* out) {
-    __shared__ std::uint64_t lanes[rp::kDigestLanes];  // (kDigestLanes)
+    __shared__ std::uint64_t lanes[rp::kDigestLanes];                       // (kDigestLanes)
+    __shared__ std::uint64_t groups[rp::kDigestLanes / rp::kDigestGroup];  // (kDigestLanes/kDigestGroup)
     const int b = blockIdx.x, blocks = rp::digest_blocks(M);
     const int first = rp::block_first_row(b, M, blocks), end = rp::block_first_row(b + 1, M, blocks);
     const float* f = C + std::size_t(first) * ldc;
@@ -98,10 +99,17 @@ __global__ void digest_rows(const float* C, int M, int ldc, rp::SlotKeys key, st
     rp::SipHash h = rp::lane_hash(key, std::uint32_t(b), threadIdx.x);
     for (std::uint64_t w = threadIdx.x; w < words; w += rp::kDigestLanes) h.add(rp::block_word(f, n, w));
     lanes[threadIdx.x] = h.finish();
-    __syncthreads();  // every lane's digest is in shared memory before thread 0 reads them
+    __syncthreads();  // every lane's digest is in shared memory before the groups read them
+    constexpr int kGroups = rp::kDigestLanes / rp::kDigestGroup;
+    if (threadIdx.x < kGroups) {
+        rp::SipHash g = rp::group_hash(key, std::uint32_t(b), threadIdx.x);
+        for (int t = threadIdx.x * rp::kDigestGroup; t < (threadIdx.x + 1) * rp::kDigestGroup; ++t) g.add(lanes[t]);
+        groups[threadIdx.x] = g.finish();
+    }
+    __syncthreads();  // every group's digest is in shared memory before thread 0 reads them
     if (threadIdx.x == 0) {
         rp::SipHash all = rp::block_hash(key, std::uint32_t(b), n);
-        for (int t = 0; t < rp::kDigestLanes; ++t) all.add(lanes[t]);
+        for (int g = 0; g < kGroups; ++g) all.add(groups[g]);
         out[b] = all.finish();
     }
 }
