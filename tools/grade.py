@@ -489,7 +489,7 @@ def compiler_errors(log, own_file_only=False):
     return " | ".join(lines[:3])[:600] or "the compiler failed (no error message)"
 
 
-def run_grade(ch, launcher, work, build, args, extra, verdict):
+def run_grade(ch, launcher, work, build, args, extra, verdict, note):
     """The instructor's chapter binary grades the child; returns its report or an error. The
     verdict is the JSON it writes into `verdict` (an empty folder of the grader's), read only after
     a clean exit: a grade that was killed or vanished leaves none."""
@@ -498,6 +498,8 @@ def run_grade(ch, launcher, work, build, args, extra, verdict):
            "--timeout", str(args.timeout)] + extra
     out = os.path.join(work, "grade.txt")
     with open(out, "w") as f:
+        f.write(f"grade.py: {note}\n")
+        f.flush()
         try:
             p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
                                timeout=args.time_limit, cwd=work)
@@ -603,7 +605,8 @@ def grade_one(chapter, path, root, work, scratch, args, extra, allowed):
     verdict = os.path.join(scratch, "verdict")
     os.makedirs(verdict)
     try:
-        report, error = run_grade(chapter.ch, launcher, work, args.build, args, extra, verdict)
+        report, error = run_grade(chapter.ch, launcher, work, args.build, args, extra, verdict,
+                                  chapter.sandbox.note)
     finally:
         os.remove(launcher)  # it names a child that goes with the scratch folder
     if report and report.get("error"):
