@@ -66,7 +66,8 @@ CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& 
                 if (std::memcmp(&g, &kPaddingSentinel, sizeof g) != 0)
                     bad(i, j, kPaddingSentinel, g, 0.0, "padding written (column >= N)");
             } else if (!std::isfinite(g)) {
-                bad(i, j, 0.0, g, 0.0, std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
+                bad(i, j, 0.0, g, 0.0,
+                    std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
             }
         }
     if (count == 0 || N == 0) return r;
@@ -82,7 +83,8 @@ CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& 
         const std::size_t row = std::size_t(first + i);
         double acc = 0.0, sc = 0.0;
         for (int k = 0; k < K; ++k) {
-            const double ab = double(hp.A[row * p.lda + k]) * double(hp.B[std::size_t(perm[k]) * p.ldb + j]);
+            const double ab =
+                double(hp.A[row * p.lda + k]) * double(hp.B[std::size_t(perm[k]) * p.ldb + j]);
             acc += ab;
             sc += std::fabs(ab);
         }
@@ -127,9 +129,8 @@ public:
         hp_ = &hp;
         const Problem& p = hp.p;
         const std::vector<float> C0 = initial_C(hp);
-        rp::LoadHeader h{p.shape.M, p.shape.N,  p.shape.K, p.lda,      p.ldb,
-                         p.ldc,     p.view_offset, p.alpha, p.beta, hp.A.size(),
-                         hp.B.size(), C0.size()};
+        rp::LoadHeader h{p.shape.M,     p.shape.N, p.shape.K, p.lda,       p.ldb,       p.ldc,
+                         p.view_offset, p.alpha,   p.beta,    hp.A.size(), hp.B.size(), C0.size()};
         send(rp::Op::Load);
         put(&h, sizeof h);
         put(hp.A.data(), hp.A.size() * sizeof(float));
@@ -169,11 +170,13 @@ public:
         const double per_call = std::max(one - round_trip, 1e-3);
         const double c_bytes = std::max(1.0, double(n_c_) * sizeof(float));
         const int most = int(std::clamp(double(1ull << 30) / c_bytes, 1.0, 32.0));
-        const int calls = int(std::clamp(std::ceil(50.0 * round_trip / per_call), 1.0, double(most)));
+        const int calls =
+            int(std::clamp(std::ceil(50.0 * round_trip / per_call), 1.0, double(most)));
         std::vector<double> ms;
         for (int r = 0; r < reps; ++r)
-            ms.push_back(batch(calls, "timed run " + std::to_string(r + 1) + " of " +
-                                          std::to_string(reps)) / calls);
+            ms.push_back(
+                batch(calls, "timed run " + std::to_string(r + 1) + " of " + std::to_string(reps)) /
+                calls);
         return ms;
     }
     std::vector<double> time_yardstick(int warmup, int reps) override {
@@ -207,7 +210,8 @@ private:
         if (blocks == 0) return ms;
 
         for (int c = 0; c < kChecked; ++c) {
-            const std::uint32_t slot = std::uint32_t(fresh() % n), b = std::uint32_t(fresh() % blocks);
+            const std::uint32_t slot = std::uint32_t(fresh() % n),
+                                b = std::uint32_t(fresh() % blocks);
             const rp::SlotKeys keys = rp::slot_keys(key, slot);
             const int first = rp::block_first_row(int(b), p.shape.M, int(blocks));
             const int end = rp::block_first_row(int(b) + 1, p.shape.M, int(blocks));
@@ -217,18 +221,21 @@ private:
             expect_ok("rows");
             const std::vector<float> rows =
                 get_floats(std::uint64_t(end - first) * std::uint64_t(p.ldc), "rows of C");
-            const std::string where = what + (n > 1 ? " (call " + std::to_string(slot + 1) + " of " +
-                                                          std::to_string(n) + " in its batch)"
-                                                    : std::string()) +
-                                      (end - first > 1 ? ", rows " + std::to_string(first) + "-" +
-                                                             std::to_string(end - 1)
-                                                       : ", row " + std::to_string(first));
+            const std::string where =
+                what +
+                (n > 1 ? " (call " + std::to_string(slot + 1) + " of " + std::to_string(n) +
+                             " in its batch)"
+                       : std::string()) +
+                (end - first > 1 ? ", rows " + std::to_string(first) + "-" + std::to_string(end - 1)
+                                 : ", row " + std::to_string(first));
             if (rp::digest_block(keys, b, rows.data(), rows.size()) != digests[slot * blocks + b])
-                fail(where + ": C differs from the digest the kernel process reported when the "
-                             "run ended (it changed after the run was timed)");
+                fail(where +
+                     ": C differs from the digest the kernel process reported when the "
+                     "run ended (it changed after the run was timed)");
             std::vector<std::uint32_t> perm(std::size_t(p.shape.K));
             for (int k = 0; k < p.shape.K; ++k)
-                perm[std::size_t(k)] = rp::permute_row(std::uint32_t(k), std::uint32_t(p.shape.K), keys.perm);
+                perm[std::size_t(k)] =
+                    rp::permute_row(std::uint32_t(k), std::uint32_t(p.shape.K), keys.perm);
             const CheckResult check = check_rows(*hp_, perm, first, rows, samples_);
             if (!check.pass) fail(where + ": C is wrong: " + check.summary());
         }
@@ -289,10 +296,12 @@ private:
             if (done != pid_) {
                 ::kill(pid_, SIGKILL);
                 ::waitpid(pid_, nullptr, 0);
-                exit_error_ = "the kernel process did not exit within 2 s of the grade's last request";
+                exit_error_ =
+                    "the kernel process did not exit within 2 s of the grade's last request";
             } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                exit_error_ = "the kernel process did not exit cleanly after the grade's last request (" +
-                              exit_text(status) + ")";
+                exit_error_ =
+                    "the kernel process did not exit cleanly after the grade's last request (" +
+                    exit_text(status) + ")";
             }
             if (!exit_error_.empty()) report_log();
             pid_ = -1;
@@ -307,7 +316,8 @@ private:
             // A sandbox (bubblewrap) reports its command's death by signal N as exit code 128 + N.
             const int code = WEXITSTATUS(status);
             return "exit code " + std::to_string(code) +
-                   (code > 128 && code < 128 + 65 ? " (signal " + std::to_string(code - 128) + ")" : "");
+                   (code > 128 && code < 128 + 65 ? " (signal " + std::to_string(code - 128) + ")"
+                                                  : "");
         }
         if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
         return "status " + std::to_string(status);
@@ -340,7 +350,8 @@ private:
             report_log();
         }
         pid_ = -1;
-        reason_ = what + how + " (its output is in " + log_.substr(log_.find_last_of('/') + 1) + ")";
+        reason_ =
+            what + how + " (its output is in " + log_.substr(log_.find_last_of('/') + 1) + ")";
         throw RemoteError(reason_);
     }
     void check_alive() {
@@ -367,14 +378,15 @@ private:
         char* p = static_cast<char*>(data);
         const auto deadline = Clock::now() + std::chrono::seconds(timeout_s_);
         while (bytes > 0) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  deadline - Clock::now())
-                                  .count();
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())
+                    .count();
             pollfd pfd{rep_, POLLIN, 0};
             const int ready = left > 0 ? ::poll(&pfd, 1, int(left)) : 0;
             if (ready < 0 && errno == EINTR) continue;
             if (ready == 0)
-                fail("the kernel process did not answer within " + std::to_string(timeout_s_) + " s");
+                fail("the kernel process did not answer within " + std::to_string(timeout_s_) +
+                     " s");
             const ssize_t n = ::read(rep_, p, bytes);
             if (n <= 0) {
                 if (n < 0 && errno == EINTR) continue;

@@ -34,7 +34,15 @@
 
 namespace gemm::remote {
 
-enum class Op : std::uint32_t { Load = 1, Run = 2, Quit = 4, Ping = 5, Stage = 6, Batch = 7, Rows = 8 };
+enum class Op : std::uint32_t {
+    Load = 1,
+    Run = 2,
+    Quit = 4,
+    Ping = 5,
+    Stage = 6,
+    Batch = 7,
+    Rows = 8
+};
 
 struct LoadHeader {
     std::int32_t M, N, K, lda, ldb, ldc, view_offset;
@@ -86,7 +94,9 @@ struct SipHash {
           v1(k1 ^ 0x646f72616e646f6dull),
           v2(k0 ^ 0x6c7967656e657261ull),
           v3(k1 ^ 0x7465646279746573ull) {}
-    GRADE_HD static std::uint64_t rotl(std::uint64_t x, int b) { return (x << b) | (x >> (64 - b)); }
+    GRADE_HD static std::uint64_t rotl(std::uint64_t x, int b) {
+        return (x << b) | (x >> (64 - b));
+    }
     GRADE_HD void round() {
         v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32);
         v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;
@@ -118,7 +128,9 @@ constexpr int kDigestLanes = 256;
 constexpr int kDigestGroup = 16;
 constexpr int kMaxDigestBlocks = 1024;
 
-GRADE_HD inline int digest_blocks(int M) { return M < kMaxDigestBlocks ? M : kMaxDigestBlocks; }
+GRADE_HD inline int digest_blocks(int M) {
+    return M < kMaxDigestBlocks ? M : kMaxDigestBlocks;
+}
 GRADE_HD inline int block_first_row(int b, int M, int blocks) {  // rows [first(b), first(b + 1))
     return blocks == 0 ? 0 : int(std::int64_t(M) * b / blocks);
 }
@@ -167,7 +179,8 @@ inline std::uint64_t digest_block(const SlotKeys& k, std::uint32_t block, const 
     SipHash h = block_hash(k, block, n);
     for (int g = 0; g < kDigestLanes / kDigestGroup; ++g) {
         SipHash group = group_hash(k, block, std::uint32_t(g));
-        for (int t = g * kDigestGroup; t < (g + 1) * kDigestGroup; ++t) group.add(lanes[t].finish());
+        for (int t = g * kDigestGroup; t < (g + 1) * kDigestGroup; ++t)
+            group.add(lanes[t].finish());
         h.add(group.finish());
     }
     return h.finish();

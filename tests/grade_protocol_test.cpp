@@ -21,13 +21,15 @@ TEST_CASE("permute_row is a bijection of [0, K) that depends on the key") {
                 REQUIRE_MESSAGE(to < K, "K=" << K << " k=" << k << " -> " << to);
                 ++seen[to];
             }
-            for (std::uint32_t k = 0; k < K; ++k) REQUIRE_MESSAGE(seen[k] == 1, "K=" << K << " row " << k);
+            for (std::uint32_t k = 0; k < K; ++k)
+                REQUIRE_MESSAGE(seen[k] == 1, "K=" << K << " row " << k);
         }
     }
     // Two keys give two permutations that agree almost nowhere: a cached product is no help.
     const std::uint32_t K = 4096;
     int same = 0;
-    for (std::uint32_t k = 0; k < K; ++k) same += rp::permute_row(k, K, 11) == rp::permute_row(k, K, 12);
+    for (std::uint32_t k = 0; k < K; ++k)
+        same += rp::permute_row(k, K, 11) == rp::permute_row(k, K, 12);
     CHECK(same < 16);
 }
 
@@ -69,7 +71,8 @@ TEST_CASE("digest blocks cover every row once") {
         CHECK(blocks == (M < rp::kMaxDigestBlocks ? M : rp::kMaxDigestBlocks));
         int rows = 0;
         for (int b = 0; b < blocks; ++b) {
-            const int first = rp::block_first_row(b, M, blocks), end = rp::block_first_row(b + 1, M, blocks);
+            const int first = rp::block_first_row(b, M, blocks),
+                      end = rp::block_first_row(b + 1, M, blocks);
             CHECK(end > first);
             rows += end - first;
         }

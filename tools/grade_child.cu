@@ -1,9 +1,10 @@
-// The child process of a trusted grade: it runs one submitted kernel and nothing else. tools/grade.py
-// builds it, inside a sandbox, from this file and tools/grade_entry.cu, two translation units: this
-// one never sees the submission's source and reaches its kernel through grade_gemm alone. The
-// instructor's chapter binary starts it with --grade --remote; it reads requests on fd 3 and
-// answers on fd 4 (common/remote_protocol.hpp). It keeps no verdict and no clock: what it prints
-// goes to a log nobody grades from, and the grade times each batch of calls itself.
+// The child process of a trusted grade: it runs one submitted kernel and nothing else.
+// tools/grade.py builds it, inside a sandbox, from this file and tools/grade_entry.cu, two
+// translation units: this one never sees the submission's source and reaches its kernel through
+// grade_gemm alone. The instructor's chapter binary starts it with --grade --remote; it reads
+// requests on fd 3 and answers on fd 4 (common/remote_protocol.hpp). It keeps no verdict and no
+// clock: what it prints goes to a log nobody grades from, and the grade times each batch of calls
+// itself.
 //
 // Build flags (tools/grade.py sets them): for a GPU chapter GRADE_GPU, plus GRADE_HALF when its
 // inputs are fp16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the GPU ones.
@@ -90,20 +91,24 @@ __global__ void make_perm(std::uint32_t* perm, int K, std::uint64_t key) {
 }
 // One CUDA block per digest block, one thread per lane: the same digest as rp::digest_block.
 __global__ void digest_rows(const float* C, int M, int ldc, rp::SlotKeys key, std::uint64_t* out) {
-    __shared__ std::uint64_t lanes[rp::kDigestLanes];                       // (kDigestLanes)
-    __shared__ std::uint64_t groups[rp::kDigestLanes / rp::kDigestGroup];  // (kDigestLanes/kDigestGroup)
+    __shared__ std::uint64_t lanes[rp::kDigestLanes];  // (kDigestLanes)
+    __shared__ std::uint64_t
+        groups[rp::kDigestLanes / rp::kDigestGroup];  // (kDigestLanes/kDigestGroup)
     const int b = blockIdx.x, blocks = rp::digest_blocks(M);
-    const int first = rp::block_first_row(b, M, blocks), end = rp::block_first_row(b + 1, M, blocks);
+    const int first = rp::block_first_row(b, M, blocks),
+              end = rp::block_first_row(b + 1, M, blocks);
     const float* f = C + std::size_t(first) * ldc;
     const std::uint64_t n = std::uint64_t(end - first) * std::uint64_t(ldc), words = (n + 1) / 2;
     rp::SipHash h = rp::lane_hash(key, std::uint32_t(b), threadIdx.x);
-    for (std::uint64_t w = threadIdx.x; w < words; w += rp::kDigestLanes) h.add(rp::block_word(f, n, w));
+    for (std::uint64_t w = threadIdx.x; w < words; w += rp::kDigestLanes)
+        h.add(rp::block_word(f, n, w));
     lanes[threadIdx.x] = h.finish();
     __syncthreads();  // every lane's digest is in shared memory before the groups read them
     constexpr int kGroups = rp::kDigestLanes / rp::kDigestGroup;
     if (threadIdx.x < kGroups) {
         rp::SipHash g = rp::group_hash(key, std::uint32_t(b), threadIdx.x);
-        for (int t = threadIdx.x * rp::kDigestGroup; t < (threadIdx.x + 1) * rp::kDigestGroup; ++t) g.add(lanes[t]);
+        for (int t = threadIdx.x * rp::kDigestGroup; t < (threadIdx.x + 1) * rp::kDigestGroup; ++t)
+            g.add(lanes[t]);
         groups[threadIdx.x] = g.finish();
     }
     __syncthreads();  // every group's digest is in shared memory before thread 0 reads them
@@ -125,11 +130,12 @@ struct Problem {
     gemm::DeviceBuffer<std::uint64_t> digests;
     cudaStream_t stream = nullptr;
 
-    void load(const rp::LoadHeader& header, const std::vector<float>& a, const std::vector<float>& b,
-              const std::vector<float>& c) {
+    void load(const rp::LoadHeader& header, const std::vector<float>& a,
+              const std::vector<float>& b, const std::vector<float>& c) {
         h = header;
         off = std::size_t(h.view_offset);
-        A = {}, B = {}, Bp = {}, C_init = {}, C_run = {}, perm = {};  // free the previous size first
+        A = {}, B = {}, Bp = {}, C_init = {}, C_run = {},
+        perm = {};  // free the previous size first
         slots.clear();
         gemm::upload(a, A, off);
         gemm::upload(b, B, off);
@@ -139,7 +145,8 @@ struct Problem {
         perm = gemm::DeviceBuffer<std::uint32_t>(std::size_t(h.K));
     }
     void call(const GradeIn* b, float* c) {
-        grade_gemm(h.M, h.N, h.K, h.alpha, A.get() + off, h.lda, b, h.ldb, h.beta, c, h.ldc, stream);
+        grade_gemm(h.M, h.N, h.K, h.alpha, A.get() + off, h.lda, b, h.ldb, h.beta, c, h.ldc,
+                   stream);
         GEMM_CUDA_CHECK(cudaGetLastError());
     }
     std::vector<float> run(const std::vector<float>& c) {
@@ -165,7 +172,7 @@ struct Problem {
         for (std::uint32_t s = 0; s < n; ++s) {
             if (h.K > 0 && h.n_b > 0) {
                 make_perm<<<(h.K + 255) / 256, 256, 0, stream>>>(perm.get(), h.K,
-                                                                rp::slot_keys(key, s).perm);
+                                                                 rp::slot_keys(key, s).perm);
                 const dim3 grid(unsigned(std::min((h.ldb + 255) / 256, 64)),
                                 unsigned(std::min(h.K, 65535)));
                 gather_rows<<<grid, 256, 0, stream>>>(B.get() + off, Bp.get() + off, perm.get(),
@@ -182,8 +189,9 @@ struct Problem {
         if (blocks == 0) return out;
         if (digests.size() < out.size()) digests = gemm::DeviceBuffer<std::uint64_t>(out.size());
         for (std::uint32_t s = 0; s < n; ++s)
-            digest_rows<<<blocks, rp::kDigestLanes, 0, stream>>>(
-                slots[s].get() + off, h.M, h.ldc, rp::slot_keys(key, s), digests.get() + s * blocks);
+            digest_rows<<<blocks, rp::kDigestLanes, 0, stream>>>(slots[s].get() + off, h.M, h.ldc,
+                                                                 rp::slot_keys(key, s),
+                                                                 digests.get() + s * blocks);
         GEMM_CUDA_CHECK(cudaGetLastError());
         GEMM_CUDA_CHECK(cudaMemcpy(out.data(), digests.get(), out.size() * sizeof(std::uint64_t),
                                    cudaMemcpyDeviceToHost));
@@ -235,7 +243,9 @@ struct Problem {
 #pragma omp parallel for schedule(static)
                 for (int k = 0; k < h.K; ++k)
                     std::memcpy(&Bp[std::size_t(k) * row],
-                                &B[std::size_t(rp::permute_row(std::uint32_t(k), std::uint32_t(h.K), perm)) * row],
+                                &B[std::size_t(rp::permute_row(std::uint32_t(k), std::uint32_t(h.K),
+                                                               perm)) *
+                                   row],
                                 row * sizeof(float));
             }
             call(Bp.data(), slots[s].data());

@@ -3,9 +3,8 @@
 // local but grade_gemm (objcopy --keep-global-symbol), so that nothing the kernel file defines can
 // stand in for a function of tools/grade_child.cu, and nothing there can be overloaded from here.
 // GRADE_NS names the chapter's namespace (ch07).
-#include "kernel_under_test.h"  // the submission's kernel file, copied under this name
-
 #include "grade_entry.hpp"
+#include "kernel_under_test.h"  // the submission's kernel file, copied under this name
 
 #ifdef GRADE_GPU
 extern "C" void grade_gemm(int M, int N, int K, float alpha, const GradeIn* A, int lda,
