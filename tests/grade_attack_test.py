@@ -440,6 +440,16 @@ struct DaemonStarter {{
         failures.append(f"an --out whose alice/ grade.py did not make: exit {q.returncode}, "
                         f"{os.listdir(os.path.join(foreign, 'alice'))}: {q.stderr[-300:]}")
 
+    # --- a grade that is killed gives no grade ------------------------------------------------------
+    killed = os.path.join(tmp, "killed")
+    q = grade_cli(one, "--out", killed, "--time-limit", "1", "--perf-target", "50", "--", "--sizes",
+                  "8192" if gpu else "1024", "--reps", "50")  # seconds of work at least
+    rows_k = list(csv.DictReader(open(os.path.join(killed, "class.csv")))) if q.returncode == 0 else []
+    if not rows_k or rows_k[0]["pass"] != "False" or "time limit" not in rows_k[0]["error"] or \
+            os.path.exists(os.path.join(killed, "alice", ch + ".grade.json")):
+        failures.append(f"a grade killed at its time limit: exit {q.returncode}, rows {rows_k}, "
+                        f"{os.listdir(os.path.join(killed, 'alice')) if os.path.isdir(os.path.join(killed, 'alice')) else ''}")
+
     # --- no sandbox: refused, unless asked for; then every output says so ---------------------------
     env = dict(os.environ, GEMM_GRADE_BWRAP="/nonexistent/bwrap")
     q = grade_cli(one, "--out", os.path.join(tmp, "nosandbox"), env=env)
