@@ -647,6 +647,9 @@ def main():
     for own in ("--out", "--remote", "--grade", "--timeout"):
         if own in extra:
             die(f"{own} after -- is grade.py's to set")
+    if "--device" in extra:  # the child would still use the first GPU it sees
+        die("--device: grade on another GPU with CUDA_VISIBLE_DEVICES=N instead, which the child's "
+            "sandbox passes on")
     if args.seed < 0:
         die("--seed must not be negative")
     if args.perf_target is not None and args.perf_target <= 0:
