@@ -186,7 +186,7 @@ public:
 private:
     // One batch of `calls` calls: stages their Cs, times the batch, checks `kChecked` blocks.
     double batch(int calls, const std::string& what) {
-        static constexpr int kChecked = 2;
+        static constexpr int kChecked = 4;
         const Problem& p = hp_->p;
         send(rp::Op::Stage);
         const std::uint32_t n = std::uint32_t(calls);
