@@ -126,8 +126,9 @@ def expand(subs, ch, kname):
     names = [n for n, _, _ in out]
     if len(set(names)) != len(names):
         die("two submissions have the same name: " + ", ".join(sorted(n for n in names if names.count(n) > 1)))
-    if REFERENCE in names:
-        die(f"a submission may not be named {REFERENCE}: grade.py keeps the instructor's own kernel there")
+    for reserved in (REFERENCE, "class.csv"):
+        if reserved in names:
+            die(f"a submission may not be named {reserved}: grade.py writes its own {reserved} into --out")
     return out
 
 
