@@ -1,6 +1,5 @@
-// The CPU timing loop, shared by the harness's CPU backend and the grading child process
-// (tools/grade_child.cu), so that a kernel graded through the child is timed as a chapter run
-// times it.
+// The CPU timing loop of the harness's CPU backend. (A graded kernel's child is timed by the grade
+// itself, on its own clock: common/remote.cpp.)
 #pragma once
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
-// Device-side helpers shared by the harness and the grading child process (tools/grade_child.cu):
-// the timing loop and the upload of host inputs. Nothing here needs cuBLAS.
+// Device-side helpers of the harness: the timing loop, and the upload of host inputs, which the
+// grading child process (tools/grade_child.cu) shares. Nothing here needs cuBLAS.
 #pragma once
 
 #include <cuda_runtime.h>

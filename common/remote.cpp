@@ -6,11 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <random>
 #include <vector>
 
 #include "remote_protocol.hpp"
@@ -20,41 +21,104 @@ namespace gemm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+namespace rp = remote;
+
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The last `bytes` of a file, with anything unprintable shown as '?': read from its end, so that a
+// child that printed gigabytes costs no more than one that printed a line.
+std::string file_tail(const std::string& path, std::size_t bytes) {
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f) return "";
+    const std::streamoff size = f.tellg();
+    const std::streamoff from = std::max<std::streamoff>(0, size - std::streamoff(bytes));
+    f.seekg(from);
+    std::string s(std::size_t(size - from), '\0');
+    f.read(&s[0], std::streamsize(s.size()));
+    for (char& c : s)
+        if ((c < 32 && c != '\n') || c == 127) c = '?';
+    return (from > 0 ? "..." : "") + s;
+}
+
+// One timed batch's C, checked where the grade fetched it: rows [first, first + rows/ldc) of the
+// product of A and B with its rows permuted by `perm` (rp::permute_row). Every element is
+// scanned (NaN: never written; padding: must keep its sentinel) and up to 256 are recomputed.
+CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& perm, int first,
+                       const std::vector<float>& rows, std::mt19937_64& rng) {
+    const Problem& p = hp.p;
+    const int N = p.shape.N, K = p.shape.K, ldc = p.ldc;
+    const int count = int(rows.size() / std::size_t(ldc));
+    CheckResult r;
+    r.mode = "sample";
+    auto bad = [&](int i, int j, double expected, double got, double tol, const char* why) {
+        if (r.bad++ == 0) {
+            r.bad_row = first + i, r.bad_col = j;
+            r.expected = expected, r.got = got, r.tolerance = tol, r.reason = why;
+        }
+        r.pass = false;
+    };
+    for (int i = 0; i < count; ++i)
+        for (int j = 0; j < ldc; ++j) {
+            const float g = rows[std::size_t(i) * ldc + j];
+            if (j >= N) {
+                if (std::memcmp(&g, &kPaddingSentinel, sizeof g) != 0)
+                    bad(i, j, kPaddingSentinel, g, 0.0, "padding written (column >= N)");
+            } else if (!std::isfinite(g)) {
+                bad(i, j, 0.0, g, 0.0,
+                    std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
+            }
+        }
+    if (count == 0 || N == 0) return r;
+    const int samples = int(std::min<std::int64_t>(256, std::int64_t(count) * N));
+    for (int s = 0; s < samples; ++s) {
+        const std::int64_t at = samples == std::int64_t(count) * N
+                                    ? s
+                                    : std::int64_t(rng() % std::uint64_t(std::int64_t(count) * N));
+        const int i = int(at / N), j = int(at % N);
+        const float g = rows[std::size_t(i) * ldc + j];
+        ++r.checked;
+        if (!std::isfinite(g)) continue;  // counted by the scan
+        const std::size_t row = std::size_t(first + i);
+        double acc = 0.0, sc = 0.0;
+        for (int k = 0; k < K; ++k) {
+            const double ab =
+                double(hp.A[row * p.lda + k]) * double(hp.B[std::size_t(perm[k]) * p.ldb + j]);
+            acc += ab;
+            sc += std::fabs(ab);
+        }
+        const double c = p.beta == 0.0f ? 0.0 : double(hp.C0[row * ldc + j]);
+        const double e = double(p.alpha) * acc + double(p.beta) * c;
+        const double scale = std::fabs(double(p.alpha)) * sc + std::fabs(double(p.beta) * c);
+        const double err = std::fabs(double(g) - e), tol = tolerance(p.precision, K, scale);
+        r.max_abs_err = std::max(r.max_abs_err, err);
+        if (scale > 0) r.max_rel_err = std::max(r.max_rel_err, err / scale);
+        if (err > tol) bad(i, j, e, g, tol, "out of tolerance");
+    }
+    return r;
+}
 
 class RemoteBackend : public Backend {
 public:
     RemoteBackend(std::unique_ptr<Backend> local, std::string program, int timeout_s)
-        : local_(std::move(local)), program_(std::move(program)), timeout_s_(timeout_s) {
+        : local_(std::move(local)),
+          program_(std::move(program)),
+          timeout_s_(timeout_s),
+          samples_(fresh()) {
         start();
     }
-    ~RemoteBackend() override { finish(); }
+    ~RemoteBackend() override { stop(); }
+    // The child must leave as asked, with exit code 0: a grade needs its clean exit.
     void finish() override {
-        if (pid_ > 0) {
-            const remote::Op quit = remote::Op::Quit;
-            if (!dead_ && ::write(req_, &quit, sizeof quit) < 0) {
-                // the child is gone already: it is reaped below all the same
-            }
-            ::close(req_);  // a child still reading sees the end of its requests
-            req_ = -1;
-            // A child that ignores the request to quit is not waited for.
-            pid_t done = 0;
-            for (int i = 0; i < 50 && (done = ::waitpid(pid_, nullptr, WNOHANG)) == 0; ++i)
-                ::usleep(10000);
-            if (done != pid_) {
-                ::kill(pid_, SIGKILL);
-                ::waitpid(pid_, nullptr, 0);
-            }
-            pid_ = -1;
-            dead_ = true;
-            reason_ = "the kernel process has been ended";
-        }
-        for (int* fd : {&req_, &rep_})  // also after fail(), which reaped the child itself
-            if (*fd >= 0) ::close(*fd), *fd = -1;
+        stop();
+        if (!exit_error_.empty()) throw RemoteError(exit_error_);
     }
 
     std::string device_name() const override { return local_->device_name(); }
     std::string device_report() const override {
-        return local_->device_report() + "kernel: run by " + program_ + " (a child process)\n";
+        return local_->device_report() + "kernel: run by " + program_ +
+               " (a child process), timed by this process's clock around each batch of calls\n";
     }
     Peaks peaks() const override { return local_->peaks(); }
     std::string yardstick_name() const override { return local_->yardstick_name(); }
@@ -65,10 +129,9 @@ public:
         hp_ = &hp;
         const Problem& p = hp.p;
         const std::vector<float> C0 = initial_C(hp);
-        remote::LoadHeader h{p.shape.M, p.shape.N,  p.shape.K, p.lda,      p.ldb,
-                             p.ldc,     p.view_offset, p.alpha, p.beta, hp.A.size(),
-                             hp.B.size(), C0.size()};
-        send(remote::Op::Load);
+        rp::LoadHeader h{p.shape.M,     p.shape.N, p.shape.K, p.lda,       p.ldb,       p.ldc,
+                         p.view_offset, p.alpha,   p.beta,    hp.A.size(), hp.B.size(), C0.size()};
+        send(rp::Op::Load);
         put(&h, sizeof h);
         put(hp.A.data(), hp.A.size() * sizeof(float));
         put(hp.B.data(), hp.B.size() * sizeof(float));
@@ -77,40 +140,43 @@ public:
     }
 
     std::vector<float> run_once(const std::vector<float>& c_init) override {
-        send(remote::Op::Run);
+        send(rp::Op::Run);
         const std::uint64_t n = c_init.size();
         put(&n, sizeof n);
         put(c_init.data(), n * sizeof(float));
         expect_ok("run");
-        return get_c();
+        return get_floats(n_c_, "C");
     }
 
-    // The child's event timings are taken only if this process's clock agrees that the work took
-    // at least that long, and only if the C left by the timed runs is still the product.
+    // Each timed run is a batch of calls that this process times from its request to the reply.
+    // Every call has its own C, set to the poisoned initial C before the batch, and its own B,
+    // whose rows are permuted by a key that comes with the request: no answer exists before the
+    // clock starts. The reply holds a digest of every row block of every C: nothing can change
+    // after the clock stops. Then a few blocks, drawn at random, are fetched, compared with
+    // their digests and checked. The milliseconds returned are each batch's time per call.
     std::vector<double> time_chapter(int warmup, int reps) override {
-        send(remote::Op::Time);
-        const std::int32_t w = warmup, r = reps;
-        put(&w, sizeof w);
-        put(&r, sizeof r);
-        const auto t0 = Clock::now();
-        expect_ok("time");
-        std::vector<double> ms(reps);
-        get(ms.data(), ms.size() * sizeof(double));
-        const std::vector<float> C = get_c();
-        const double wall = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        double sum = 0;
-        for (double t : ms) {
-            if (!std::isfinite(t) || t <= 0) fail("the kernel process reported a timing of " +
-                                                  std::to_string(t) + " ms");
-            sum += t;
+        double round_trip = 1e30;  // the fastest empty request: what a batch pays besides its calls
+        for (int i = 0; i < 5; ++i) {
+            const auto t0 = Clock::now();
+            send(rp::Op::Ping);
+            expect_ok("ping");
+            round_trip = std::min(round_trip, ms_since(t0));
         }
-        if (sum > wall * 1.02 + 1.0)
-            fail("the kernel process claims " + std::to_string(sum) + " ms of timed runs in " +
-                 std::to_string(wall) + " ms of wall-clock time");
-        if (hp_->p.beta == 0.0f) {  // with beta != 0 every run changes C
-            const CheckResult c = check_sampled(*hp_, C);
-            if (!c.pass) fail("C after the timed runs is wrong: " + c.summary());
-        }
+        double one = 0.0;
+        for (int i = 0; i < std::max(warmup, 1); ++i)
+            one = batch(1, "warm-up run " + std::to_string(i + 1));
+        // Enough calls per batch that the round trip is at most 2% of the batch, within 1 GiB of
+        // Cs. A child that answers pings slowly gets more calls per batch, not a better time.
+        const double per_call = std::max(one - round_trip, 1e-3);
+        const double c_bytes = std::max(1.0, double(n_c_) * sizeof(float));
+        const int most = int(std::clamp(double(1ull << 30) / c_bytes, 1.0, 32.0));
+        const int calls =
+            int(std::clamp(std::ceil(50.0 * round_trip / per_call), 1.0, double(most)));
+        std::vector<double> ms;
+        for (int r = 0; r < reps; ++r)
+            ms.push_back(
+                batch(calls, "timed run " + std::to_string(r + 1) + " of " + std::to_string(reps)) /
+                calls);
         return ms;
     }
     RunEnvironment environment() const override { return local_->environment(); }
@@ -122,6 +188,64 @@ public:
     }
 
 private:
+    // One batch of `calls` calls: stages their Cs, times the batch, checks `kChecked` blocks.
+    double batch(int calls, const std::string& what) {
+        static constexpr int kChecked = 4;
+        const Problem& p = hp_->p;
+        send(rp::Op::Stage);
+        const std::uint32_t n = std::uint32_t(calls);
+        put(&n, sizeof n);
+        expect_ok("stage");
+
+        const std::uint64_t key = fresh();
+        const auto t0 = Clock::now();
+        send(rp::Op::Batch);
+        put(&n, sizeof n);
+        put(&key, sizeof key);
+        expect_ok("batch");
+        std::uint32_t blocks = 0;
+        get(&blocks, sizeof blocks);
+        if (int(blocks) != rp::digest_blocks(p.shape.M))
+            fail("the kernel process reported " + std::to_string(blocks) + " digest blocks, not " +
+                 std::to_string(rp::digest_blocks(p.shape.M)));
+        std::vector<std::uint64_t> digests(std::size_t(n) * blocks);
+        get(digests.data(), digests.size() * sizeof(std::uint64_t));
+        const double ms = ms_since(t0);
+        if (blocks == 0) return ms;
+
+        for (int c = 0; c < kChecked; ++c) {
+            const std::uint32_t slot = std::uint32_t(fresh() % n),
+                                b = std::uint32_t(fresh() % blocks);
+            const rp::SlotKeys keys = rp::slot_keys(key, slot);
+            const int first = rp::block_first_row(int(b), p.shape.M, int(blocks));
+            const int end = rp::block_first_row(int(b) + 1, p.shape.M, int(blocks));
+            send(rp::Op::Rows);
+            put(&slot, sizeof slot);
+            put(&b, sizeof b);
+            expect_ok("rows");
+            const std::vector<float> rows =
+                get_floats(std::uint64_t(end - first) * std::uint64_t(p.ldc), "rows of C");
+            const std::string where =
+                what +
+                (n > 1 ? " (call " + std::to_string(slot + 1) + " of " + std::to_string(n) +
+                             " in its batch)"
+                       : std::string()) +
+                (end - first > 1 ? ", rows " + std::to_string(first) + "-" + std::to_string(end - 1)
+                                 : ", row " + std::to_string(first));
+            if (rp::digest_block(keys, b, rows.data(), rows.size()) != digests[slot * blocks + b])
+                fail(where +
+                     ": C differs from the digest the kernel process reported when the "
+                     "run ended (it changed after the run was timed)");
+            std::vector<std::uint32_t> perm(std::size_t(p.shape.K));
+            for (int k = 0; k < p.shape.K; ++k)
+                perm[std::size_t(k)] =
+                    rp::permute_row(std::uint32_t(k), std::uint32_t(p.shape.K), keys.perm);
+            const CheckResult check = check_rows(*hp_, perm, first, rows, samples_);
+            if (!check.pass) fail(where + ": C is wrong: " + check.summary());
+        }
+        return ms;
+    }
+
     void start() {
         int req[2], rep[2];
         if (::pipe(req) != 0 || ::pipe(rep) != 0)
@@ -137,9 +261,12 @@ private:
         pid_ = ::fork();
         if (pid_ < 0) throw RemoteError(std::string("fork: ") + std::strerror(errno));
         if (pid_ == 0) {
-            // The child: requests on fd 3, replies on fd 4, everything it prints to the log.
-            ::dup2(req[0], remote::kRequestFd);
-            ::dup2(rep[1], remote::kReplyFd);
+            // The child: no input but requests on fd 3, replies on fd 4, everything it prints to
+            // the log, and none of this process's other files.
+            const int null = ::open("/dev/null", O_RDONLY);
+            if (null >= 0) ::dup2(null, 0);
+            ::dup2(req[0], rp::kRequestFd);
+            ::dup2(rep[1], rp::kReplyFd);
             const int log = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             if (log >= 0) {
                 ::dup2(log, 1);
@@ -156,7 +283,58 @@ private:
         ::signal(SIGPIPE, SIG_IGN);  // a dead child shows up as a failed write, not a signal
     }
 
-    // Why the child stopped answering, with the end of what it printed.
+    // Asks the child to quit and reaps it; a child that does not leave with exit code 0 within
+    // two seconds is stopped, and exit_error_ says so.
+    void stop() {
+        if (pid_ > 0) {
+            const rp::Op quit = rp::Op::Quit;
+            if (!dead_ && ::write(req_, &quit, sizeof quit) < 0) {
+                // the child is gone already: it is reaped below all the same
+            }
+            ::close(req_);  // a child still reading sees the end of its requests
+            req_ = -1;
+            int status = 0;
+            pid_t done = 0;
+            for (int i = 0; i < 200 && (done = ::waitpid(pid_, &status, WNOHANG)) == 0; ++i)
+                ::usleep(10000);
+            if (done != pid_) {
+                ::kill(pid_, SIGKILL);
+                ::waitpid(pid_, nullptr, 0);
+                exit_error_ =
+                    "the kernel process did not exit within 2 s of the grade's last request";
+            } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                exit_error_ =
+                    "the kernel process did not exit cleanly after the grade's last request (" +
+                    exit_text(status) + ")";
+            }
+            if (!exit_error_.empty()) report_log();
+            pid_ = -1;
+            dead_ = true;
+            reason_ = "the kernel process has been ended";
+        }
+        for (int* fd : {&req_, &rep_})  // also after fail(), which reaped the child itself
+            if (*fd >= 0) ::close(*fd), *fd = -1;
+    }
+    static std::string exit_text(int status) {
+        if (WIFEXITED(status)) {
+            // A sandbox (bubblewrap) reports its command's death by signal N as exit code 128 + N.
+            const int code = WEXITSTATUS(status);
+            return "exit code " + std::to_string(code) +
+                   (code > 128 && code < 128 + 65 ? " (signal " + std::to_string(code - 128) + ")"
+                                                  : "");
+        }
+        if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
+        return "status " + std::to_string(status);
+    }
+    // The end of the child's log, for the instructor (this process's stderr): never part of a
+    // reason, which goes into the verdict and from there to the student.
+    void report_log() const {
+        const std::string tail = file_tail(log_, 600);
+        if (!tail.empty())
+            std::fprintf(stderr, "[the end of %s]\n%s\n[end]\n", log_.c_str(), tail.c_str());
+    }
+
+    // Why the child stopped answering.
     [[noreturn]] void fail(const std::string& what) {
         int status = 0;
         std::string how;
@@ -167,28 +345,24 @@ private:
             for (int i = 0; i < 20 && (done = ::waitpid(pid_, &status, WNOHANG)) == 0; ++i)
                 ::usleep(5000);
             if (done == pid_) {
-                if (WIFEXITED(status)) how = "; it exited with code " + std::to_string(WEXITSTATUS(status));
-                if (WIFSIGNALED(status)) how = "; it ended on signal " + std::to_string(WTERMSIG(status));
+                how = "; it ended with " + exit_text(status);
             } else {
                 ::kill(pid_, SIGKILL);
                 ::waitpid(pid_, &status, 0);
                 how = "; it was stopped";
             }
+            report_log();
         }
         pid_ = -1;
-        std::ifstream f(log_);
-        std::stringstream text;
-        text << f.rdbuf();
-        std::string tail = text.str();
-        if (tail.size() > 600) tail = "..." + tail.substr(tail.size() - 600);
-        reason_ = what + how + (tail.empty() ? "" : "; its last output: " + tail);
+        reason_ =
+            what + how + " (its output is in " + log_.substr(log_.find_last_of('/') + 1) + ")";
         throw RemoteError(reason_);
     }
     void check_alive() {
         if (dead_) throw RemoteError(reason_.empty() ? "the kernel process is gone" : reason_);
     }
 
-    void send(remote::Op op) {
+    void send(rp::Op op) {
         check_alive();
         put(&op, sizeof op);
     }
@@ -208,14 +382,15 @@ private:
         char* p = static_cast<char*>(data);
         const auto deadline = Clock::now() + std::chrono::seconds(timeout_s_);
         while (bytes > 0) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  deadline - Clock::now())
-                                  .count();
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())
+                    .count();
             pollfd pfd{rep_, POLLIN, 0};
             const int ready = left > 0 ? ::poll(&pfd, 1, int(left)) : 0;
             if (ready < 0 && errno == EINTR) continue;
             if (ready == 0)
-                fail("the kernel process did not answer within " + std::to_string(timeout_s_) + " s");
+                fail("the kernel process did not answer within " + std::to_string(timeout_s_) +
+                     " s");
             const ssize_t n = ::read(rep_, p, bytes);
             if (n <= 0) {
                 if (n < 0 && errno == EINTR) continue;
@@ -229,25 +404,31 @@ private:
         get(&status, sizeof status);
         if (status != 0) fail(std::string("the kernel process failed the ") + what + " request");
     }
-    std::vector<float> get_c() {
+    std::vector<float> get_floats(std::uint64_t expected, const char* what) {
         std::uint64_t n = 0;
         get(&n, sizeof n);
-        if (n != n_c_)
-            fail("the kernel process returned " + std::to_string(n) + " elements of C, not " +
-                 std::to_string(n_c_));
-        std::vector<float> C(n);
-        get(C.data(), n * sizeof(float));
-        return C;
+        if (n != expected)
+            fail("the kernel process returned " + std::to_string(n) + " elements of " + what +
+                 ", not " + std::to_string(expected));
+        std::vector<float> v(n);
+        get(v.data(), n * sizeof(float));
+        return v;
     }
 
     std::unique_ptr<Backend> local_;
-    std::string program_, log_, reason_;
+    std::string program_, log_, reason_, exit_error_;
     int timeout_s_;
     pid_t pid_ = -1;
     int req_ = -1, rep_ = -1;
     bool dead_ = false;
     const HostProblem* hp_ = nullptr;
     std::uint64_t n_c_ = 0;
+    // Keys and the blocks checked come straight from the operating system's random source, so
+    // that no number of them seen lets the child predict the next; sample positions (which the
+    // child never sees) from a generator seeded there.
+    std::random_device random_;
+    std::mt19937_64 samples_;
+    std::uint64_t fresh() { return (std::uint64_t(random_()) << 32) ^ random_(); }
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The trusted side of a grade: a Backend whose chapter kernel runs in a child process.
-// The child (tools/grade_child.cu around a submitted kernel) only computes; this process makes the
-// inputs, checks what comes back against its own reference, times the yardstick itself and
-// writes the verdict. See docs/assignments.md for the threat model.
+// The child (tools/grade_child.cu around a submitted kernel, sandboxed by tools/grade.py) only
+// computes; this process makes the inputs, checks what comes back against its own reference,
+// times every run on its own clock, times the yardstick itself and writes the verdict. See
+// docs/assignments.md for the threat model.
 #pragma once
 
 #include <memory>
@@ -18,7 +19,9 @@ struct RemoteError : std::runtime_error {
 };
 
 // `local` provides the device, the yardstick and the memory checks; `program` is started once
-// and computes every chapter call. Each request must be answered within `timeout_s` seconds.
+// (stdin /dev/null, stdout and stderr to `program`.log) and computes every chapter call. Each
+// request must be answered within `timeout_s` seconds. finish() throws RemoteError when the child
+// does not exit with code 0 once asked to.
 std::unique_ptr<Backend> make_remote_backend(std::unique_ptr<Backend> local,
                                              const std::string& program, int timeout_s);
 

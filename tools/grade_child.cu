@@ -1,27 +1,28 @@
-// The child process of a trusted grade: it runs one submitted kernel and nothing else. It is built
-// by tools/grade.py from this file and the submission's kernel file alone (no cuBLAS, no CBLAS,
-// none of the submission's other files) and started by the instructor's chapter binary with
-// --grade --remote. It reads requests on fd 3, answers on fd 4 (common/remote_protocol.hpp) and
-// keeps no verdict: whatever it prints goes to a log nobody grades from.
+// The child process of a trusted grade: it runs one submitted kernel and nothing else.
+// tools/grade.py builds it, inside a sandbox, from this file and tools/grade_entry.cu, two
+// translation units: this one never sees the submission's source and reaches its kernel through
+// grade_gemm alone. The instructor's chapter binary starts it with --grade --remote; it reads
+// requests on fd 3 and answers on fd 4 (common/remote_protocol.hpp). It keeps no verdict and no
+// clock: what it prints goes to a log nobody grades from, and the grade times each batch of calls
+// itself.
 //
-// Build flags (tools/grade.py sets them): GRADE_NS (the chapter's namespace, e.g. ch07), and for a
-// GPU chapter GRADE_GPU plus GRADE_HALF when its inputs are fp16. Compiled as C++ (g++ -x c++)
-// for the CPU chapters, with nvcc for the GPU ones.
+// Build flags (tools/grade.py sets them): for a GPU chapter GRADE_GPU, plus GRADE_HALF when its
+// inputs are fp16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the GPU ones.
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
+#include "grade_entry.hpp"
 #include "remote_protocol.hpp"
 
 #ifdef GRADE_GPU
-#include "gpu_timing.cuh"
-#else
-#include "cpu_timing.hpp"
+#include <cstdio>
+
+#include "gpu_timing.cuh"  // DeviceBuffer, upload
 #endif
-#include "kernel_under_test.h"  // the submission's kernel file, copied under this name
 
 namespace {
 
@@ -43,76 +44,229 @@ void write_all(const void* data, std::size_t bytes) {
         p += n, bytes -= std::size_t(n);
     }
 }
+template <class T>
+T read_value() {
+    T v{};
+    read_all(&v, sizeof v);
+    return v;
+}
 std::vector<float> read_floats(std::uint64_t n) {
     std::vector<float> v(n);
     read_all(v.data(), n * sizeof(float));
     return v;
 }
-void reply(const std::vector<float>& C) {
-    const std::uint64_t n = C.size();
+void reply_ok() {
+    const std::uint32_t ok = 0;
+    write_all(&ok, sizeof ok);
+}
+void reply_floats(const float* data, std::uint64_t n) {
+    reply_ok();
     write_all(&n, sizeof n);
-    write_all(C.data(), n * sizeof(float));
+    write_all(data, n * sizeof(float));
+}
+
+// Rows [first, end) of digest block b of a C with M rows.
+struct BlockRows {
+    int first, end;
+};
+BlockRows block_rows(int b, int M) {
+    const int blocks = rp::digest_blocks(M);
+    return {rp::block_first_row(b, M, blocks), rp::block_first_row(b + 1, M, blocks)};
 }
 
 #ifdef GRADE_GPU
-#ifdef GRADE_HALF
-using In = __half;
-#else
-using In = float;
-#endif
+// Row k of Bp is row perm[k] of B, whole rows of ldb elements (padding included).
+template <class T>
+__global__ void gather_rows(const T* B, T* Bp, const std::uint32_t* perm, int K, int ldb) {
+    for (int k = blockIdx.y; k < K; k += gridDim.y) {
+        const T* src = B + std::size_t(perm[k]) * ldb;
+        T* dst = Bp + std::size_t(k) * ldb;
+        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < ldb; j += gridDim.x * blockDim.x)
+            dst[j] = src[j];
+    }
+}
+__global__ void make_perm(std::uint32_t* perm, int K, std::uint64_t key) {
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < K; k += gridDim.x * blockDim.x)
+        perm[k] = rp::permute_row(std::uint32_t(k), std::uint32_t(K), key);
+}
+// One CUDA block per digest block, one thread per lane: the same digest as rp::digest_block.
+__global__ void digest_rows(const float* C, int M, int ldc, rp::SlotKeys key, std::uint64_t* out) {
+    __shared__ std::uint64_t lanes[rp::kDigestLanes];  // (kDigestLanes)
+    __shared__ std::uint64_t
+        groups[rp::kDigestLanes / rp::kDigestGroup];  // (kDigestLanes/kDigestGroup)
+    const int b = blockIdx.x, blocks = rp::digest_blocks(M);
+    const int first = rp::block_first_row(b, M, blocks),
+              end = rp::block_first_row(b + 1, M, blocks);
+    const float* f = C + std::size_t(first) * ldc;
+    const std::uint64_t n = std::uint64_t(end - first) * std::uint64_t(ldc), words = (n + 1) / 2;
+    rp::SipHash h = rp::lane_hash(key, std::uint32_t(b), threadIdx.x);
+    for (std::uint64_t w = threadIdx.x; w < words; w += rp::kDigestLanes)
+        h.add(rp::block_word(f, n, w));
+    lanes[threadIdx.x] = h.finish();
+    __syncthreads();  // every lane's digest is in shared memory before the groups read them
+    constexpr int kGroups = rp::kDigestLanes / rp::kDigestGroup;
+    if (threadIdx.x < kGroups) {
+        rp::SipHash g = rp::group_hash(key, std::uint32_t(b), threadIdx.x);
+        for (int t = threadIdx.x * rp::kDigestGroup; t < (threadIdx.x + 1) * rp::kDigestGroup; ++t)
+            g.add(lanes[t]);
+        groups[threadIdx.x] = g.finish();
+    }
+    __syncthreads();  // every group's digest is in shared memory before thread 0 reads them
+    if (threadIdx.x == 0) {
+        rp::SipHash all = rp::block_hash(key, std::uint32_t(b), n);
+        for (int g = 0; g < kGroups; ++g) all.add(groups[g]);
+        out[b] = all.finish();
+    }
+}
+
 // The device copies of one problem, laid out as the harness's GpuBackend lays them out.
 struct Problem {
     rp::LoadHeader h{};
-    gemm::DeviceBuffer<In> A, B;
-    gemm::DeviceBuffer<float> C;
+    std::size_t off = 0;  // view_offset
+    gemm::DeviceBuffer<GradeIn> A, B, Bp;
+    gemm::DeviceBuffer<float> C_init, C_run;
+    std::vector<gemm::DeviceBuffer<float>> slots;
+    gemm::DeviceBuffer<std::uint32_t> perm;
+    gemm::DeviceBuffer<std::uint64_t> digests;
     cudaStream_t stream = nullptr;
+
     void load(const rp::LoadHeader& header, const std::vector<float>& a,
-              const std::vector<float>& b) {
+              const std::vector<float>& b, const std::vector<float>& c) {
         h = header;
-        A = gemm::DeviceBuffer<In>(), B = gemm::DeviceBuffer<In>(), C = gemm::DeviceBuffer<float>();
-        gemm::upload(a, A, h.view_offset);
-        gemm::upload(b, B, h.view_offset);
-        C = gemm::DeviceBuffer<float>(h.n_c + h.view_offset);  // set_c fills it
+        off = std::size_t(h.view_offset);
+        A = {}, B = {}, Bp = {}, C_init = {}, C_run = {},
+        perm = {};  // free the previous size first
+        slots.clear();
+        gemm::upload(a, A, off);
+        gemm::upload(b, B, off);
+        gemm::upload(c, C_init, off);
+        C_run = gemm::DeviceBuffer<float>(h.n_c + off);
+        Bp = gemm::DeviceBuffer<GradeIn>(h.n_b + off);
+        perm = gemm::DeviceBuffer<std::uint32_t>(std::size_t(h.K));
     }
-    void set_c(const std::vector<float>& c) {
-        if (!c.empty())
-            GEMM_CUDA_CHECK(cudaMemcpy(C.get() + h.view_offset, c.data(), c.size() * sizeof(float),
-                                       cudaMemcpyHostToDevice));
-    }
-    void call() {
-        GRADE_NS::gemm(h.M, h.N, h.K, h.alpha, A.get() + h.view_offset, h.lda,
-                       B.get() + h.view_offset, h.ldb, h.beta, C.get() + h.view_offset, h.ldc,
-                       stream);
+    void call(const GradeIn* b, float* c) {
+        grade_gemm(h.M, h.N, h.K, h.alpha, A.get() + off, h.lda, b, h.ldb, h.beta, c, h.ldc,
+                   stream);
         GEMM_CUDA_CHECK(cudaGetLastError());
     }
-    std::vector<float> get_c() {
-        GEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
-        std::vector<float> c(h.n_c);
+    std::vector<float> run(const std::vector<float>& c) {
         if (!c.empty())
-            GEMM_CUDA_CHECK(cudaMemcpy(c.data(), C.get() + h.view_offset, c.size() * sizeof(float),
-                                       cudaMemcpyDeviceToHost));
-        return c;
+            GEMM_CUDA_CHECK(cudaMemcpy(C_run.get() + off, c.data(), c.size() * sizeof(float),
+                                       cudaMemcpyHostToDevice));
+        call(B.get() + off, C_run.get() + off);
+        GEMM_CUDA_CHECK(cudaDeviceSynchronize());
+        return to_host(C_run.get() + off, h.n_c);
     }
-    std::vector<double> time(int warmup, int reps) {
-        return gemm::time_on_stream(stream, warmup, reps, [&] { call(); });
+    void stage(std::uint32_t n) {
+        slots.resize(n);
+        for (auto& s : slots) {
+            if (s.size() == 0) s = gemm::DeviceBuffer<float>(h.n_c + off);
+            if (h.n_c)
+                GEMM_CUDA_CHECK(cudaMemcpy(s.get() + off, C_init.get() + off, h.n_c * sizeof(float),
+                                           cudaMemcpyDeviceToDevice));
+        }
+        GEMM_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    std::vector<std::uint64_t> batch(std::uint32_t n, std::uint64_t key) {
+        if (n > slots.size()) std::exit(5);
+        for (std::uint32_t s = 0; s < n; ++s) {
+            if (h.K > 0 && h.n_b > 0) {
+                make_perm<<<(h.K + 255) / 256, 256, 0, stream>>>(perm.get(), h.K,
+                                                                 rp::slot_keys(key, s).perm);
+                const dim3 grid(unsigned(std::min((h.ldb + 255) / 256, 64)),
+                                unsigned(std::min(h.K, 65535)));
+                gather_rows<<<grid, 256, 0, stream>>>(B.get() + off, Bp.get() + off, perm.get(),
+                                                      h.K, h.ldb);
+                GEMM_CUDA_CHECK(cudaGetLastError());
+            }
+            call(Bp.get() + off, slots[s].get() + off);
+        }
+        // All work of every stream is done before C is read: a kernel that left some running
+        // elsewhere is timed for it all the same.
+        GEMM_CUDA_CHECK(cudaDeviceSynchronize());
+        const int blocks = rp::digest_blocks(h.M);
+        std::vector<std::uint64_t> out(std::size_t(n) * blocks);
+        if (blocks == 0) return out;
+        if (digests.size() < out.size()) digests = gemm::DeviceBuffer<std::uint64_t>(out.size());
+        for (std::uint32_t s = 0; s < n; ++s)
+            digest_rows<<<blocks, rp::kDigestLanes, 0, stream>>>(slots[s].get() + off, h.M, h.ldc,
+                                                                 rp::slot_keys(key, s),
+                                                                 digests.get() + s * blocks);
+        GEMM_CUDA_CHECK(cudaGetLastError());
+        GEMM_CUDA_CHECK(cudaMemcpy(out.data(), digests.get(), out.size() * sizeof(std::uint64_t),
+                                   cudaMemcpyDeviceToHost));
+        return out;
+    }
+    std::vector<float> rows(std::uint32_t slot, std::uint32_t b) {
+        if (slot >= slots.size() || int(b) >= rp::digest_blocks(h.M)) std::exit(5);
+        const BlockRows r = block_rows(int(b), h.M);
+        return to_host(slots[slot].get() + off + std::size_t(r.first) * h.ldc,
+                       std::size_t(r.end - r.first) * h.ldc);
+    }
+    static std::vector<float> to_host(const float* d, std::size_t n) {
+        std::vector<float> c(n);
+        if (n) GEMM_CUDA_CHECK(cudaMemcpy(c.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+        return c;
     }
 };
 #else
 struct Problem {
     rp::LoadHeader h{};
-    std::vector<float> A, B, C;
-    void load(const rp::LoadHeader& header, std::vector<float> a, std::vector<float> b) {
+    std::vector<float> A, B, Bp, C_init, C_run;
+    std::vector<std::vector<float>> slots;
+
+    void load(const rp::LoadHeader& header, std::vector<float> a, std::vector<float> b,
+              std::vector<float> c) {
         h = header;
-        A = std::move(a), B = std::move(b);
+        A = std::move(a), B = std::move(b), C_init = std::move(c);
+        Bp.assign(B.size(), 0.0f);
+        slots.clear();
     }
-    void set_c(const std::vector<float>& c) { C = c; }
-    void call() {
-        GRADE_NS::gemm(h.M, h.N, h.K, h.alpha, A.data(), h.lda, B.data(), h.ldb, h.beta, C.data(),
-                       h.ldc);
+    void call(const float* b, float* c) {
+        grade_gemm(h.M, h.N, h.K, h.alpha, A.data(), h.lda, b, h.ldb, h.beta, c, h.ldc);
     }
-    std::vector<float> get_c() { return C; }
-    std::vector<double> time(int warmup, int reps) {
-        return gemm::time_on_cpu(warmup, reps, [&] { call(); });
+    std::vector<float> run(const std::vector<float>& c) {
+        C_run = c;
+        call(B.data(), C_run.data());
+        return C_run;
+    }
+    void stage(std::uint32_t n) {
+        slots.resize(n);
+        for (auto& s : slots) s = C_init;
+    }
+    std::vector<std::uint64_t> batch(std::uint32_t n, std::uint64_t key) {
+        if (n > slots.size()) std::exit(5);
+        const std::size_t row = std::size_t(h.ldb);
+        for (std::uint32_t s = 0; s < n; ++s) {
+            const std::uint64_t perm = rp::slot_keys(key, s).perm;
+            if (!B.empty()) {
+#pragma omp parallel for schedule(static)
+                for (int k = 0; k < h.K; ++k)
+                    std::memcpy(&Bp[std::size_t(k) * row],
+                                &B[std::size_t(rp::permute_row(std::uint32_t(k), std::uint32_t(h.K),
+                                                               perm)) *
+                                   row],
+                                row * sizeof(float));
+            }
+            call(Bp.data(), slots[s].data());
+        }
+        const int blocks = rp::digest_blocks(h.M);
+        std::vector<std::uint64_t> out(std::size_t(n) * blocks);
+#pragma omp parallel for schedule(dynamic)
+        for (std::int64_t i = 0; i < std::int64_t(out.size()); ++i) {
+            const std::uint32_t s = std::uint32_t(i / blocks), b = std::uint32_t(i % blocks);
+            const BlockRows r = block_rows(int(b), h.M);
+            out[std::size_t(i)] = rp::digest_block(rp::slot_keys(key, s), b,
+                                                   slots[s].data() + std::size_t(r.first) * h.ldc,
+                                                   std::uint64_t(r.end - r.first) * h.ldc);
+        }
+        return out;
+    }
+    std::vector<float> rows(std::uint32_t slot, std::uint32_t b) {
+        if (slot >= slots.size() || int(b) >= rp::digest_blocks(h.M)) std::exit(5);
+        const BlockRows r = block_rows(int(b), h.M);
+        const float* first = slots[slot].data() + std::size_t(r.first) * h.ldc;
+        return std::vector<float>(first, first + std::size_t(r.end - r.first) * h.ldc);
     }
 };
 #endif
@@ -129,35 +283,33 @@ struct Problem {
 
 int main() {
     Problem p;
-    const std::uint32_t ok = 0;
     for (;;) {
-        rp::Op op{};
-        read_all(&op, sizeof op);
+        const rp::Op op = read_value<rp::Op>();
         if (op == rp::Op::Quit) return 0;
         if (op == rp::Op::Load) {
-            rp::LoadHeader h{};
-            read_all(&h, sizeof h);
+            const rp::LoadHeader h = read_value<rp::LoadHeader>();
             std::vector<float> a = read_floats(h.n_a);
             std::vector<float> b = read_floats(h.n_b);
-            p.load(h, std::move(a), std::move(b));
-            p.set_c(read_floats(h.n_c));
+            p.load(h, std::move(a), std::move(b), read_floats(h.n_c));
         } else if (op == rp::Op::Run) {
-            std::uint64_t n = 0;
-            read_all(&n, sizeof n);
-            p.set_c(read_floats(n));
-            p.call();
-            std::vector<float> C = p.get_c();
-            write_all(&ok, sizeof ok);
-            reply(C);
-        } else if (op == rp::Op::Time) {
-            std::int32_t warmup = 0, reps = 0;
-            read_all(&warmup, sizeof warmup);
-            read_all(&reps, sizeof reps);
-            const std::vector<double> ms = p.time(warmup, reps);
-            std::vector<float> C = p.get_c();
-            write_all(&ok, sizeof ok);
-            write_all(ms.data(), ms.size() * sizeof(double));
-            reply(C);
+            const std::vector<float> C = p.run(read_floats(read_value<std::uint64_t>()));
+            reply_floats(C.data(), C.size());
+        } else if (op == rp::Op::Ping) {
+            reply_ok();
+        } else if (op == rp::Op::Stage) {
+            p.stage(read_value<std::uint32_t>());
+            reply_ok();
+        } else if (op == rp::Op::Batch) {
+            const std::uint32_t n = read_value<std::uint32_t>();
+            const std::vector<std::uint64_t> d = p.batch(n, read_value<std::uint64_t>());
+            const std::uint32_t blocks = std::uint32_t(rp::digest_blocks(p.h.M));
+            reply_ok();
+            write_all(&blocks, sizeof blocks);
+            write_all(d.data(), d.size() * sizeof(std::uint64_t));
+        } else if (op == rp::Op::Rows) {
+            const std::uint32_t slot = read_value<std::uint32_t>();
+            const std::vector<float> r = p.rows(slot, read_value<std::uint32_t>());
+            reply_floats(r.data(), r.size());
         } else {
             return 4;  // not a request
         }
