@@ -17,6 +17,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from no_gpu import skip_or_fail  # noqa: E402
+
 root, build, chapter = sys.argv[1:4]
 chapters = sorted(d for d in os.listdir(os.path.join(root, "chapters")) if d.startswith(chapter + "_"))
 ch = chapters[0]
@@ -33,11 +36,7 @@ if gpu:  # no GPU: the chapter binary says so with exit 77
     p = subprocess.run([binary, "--sizes", "1", "--reps", "1", "--no-baseline", "--out",
                         tempfile.mkdtemp()], capture_output=True, text=True)
     if p.returncode == 77:
-        if os.environ.get("GEMM_REQUIRE_GPU", "") not in ("", "0"):
-            print("FAIL: GEMM_REQUIRE_GPU is set but:", p.stdout.strip())
-            sys.exit(1)
-        print("SKIP:", p.stdout.strip())
-        sys.exit(77)
+        skip_or_fail(p.stdout)
     half = "__half" in solution
     In = "__half" if half else "float"
     load = "__half2float" if half else ""
