@@ -10,9 +10,15 @@ FALLBACK_BINARY is chapter 13 built with that define (tests/meson.build), so the
 error message, so each binary holds the text of the call it makes; both are read here.
 Exit: 0 pass, 1 fail.
 """
+import re
 import sys
 
-fallback_bin, chapter_bin, nvcc_version = sys.argv[1], sys.argv[2], sys.argv[3]
+fallback_bin, chapter_bin = sys.argv[1], sys.argv[2]
+# meson 1.0 hands over nvcc's version with the build line after it: "13.0.88\nBuild cuda_13.0...".
+version = re.match(r"\s*(\d+)\.(\d+)[.\d]*", sys.argv[3])
+if not version:
+    sys.exit(f"FAIL: cannot read a version from NVCC_VERSION {sys.argv[3]!r}")
+nvcc_version = version.group(0).strip()
 BY_VERSION = b'cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled"'
 FALLBACK = b'cudaGetDriverEntryPoint("cuTensorMapEncodeTiled"'
 failures = []
@@ -23,8 +29,7 @@ def calls(path):
     return [name for name, text in (("ByVersion", BY_VERSION), ("fallback", FALLBACK)) if text in data]
 
 
-major, minor = (int(x) for x in nvcc_version.split(".")[:2])
-new_toolkit = (major, minor) >= (12, 5)
+new_toolkit = (int(version.group(1)), int(version.group(2))) >= (12, 5)
 
 found = calls(fallback_bin)
 if found != ["fallback"]:
