@@ -298,12 +298,24 @@ static __global__ void pad_kernel(const __half* src, int ld_src, __half* dst, in
 
 // cuTensorMapEncodeTiled lives in the driver library. The runtime hands out its address, so the
 // program needs no link against libcuda (a build machine without a GPU driver has none).
+// Asking for its 12.0 signature by name takes cudaGetDriverEntryPointByVersion, new in CUDA 12.5;
+// CUDA 12.0-12.4 (Ubuntu 24.04 packages 12.0) have only cudaGetDriverEntryPoint, which returns
+// the version matching the runtime's own: 12.0 or later, the same signature. CI compiles that path
+// on a newer toolkit too, with GEMM_FORCE_DRIVER_ENTRY_POINT_FALLBACK (tests/meson.build).
+#if CUDART_VERSION >= 12050 && !defined(GEMM_FORCE_DRIVER_ENTRY_POINT_FALLBACK)
+#define CH12_ENTRY_POINT_BY_VERSION 1
+#endif
 inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
     static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
         void* p = nullptr;
         cudaDriverEntryPointQueryResult found{};
+#ifdef CH12_ENTRY_POINT_BY_VERSION
         GEMM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
                                                          cudaEnableDefault, &found));
+#else
+        GEMM_CUDA_CHECK(
+            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found));
+#endif
         if (found != cudaDriverEntryPointSuccess || !p) {
             std::fprintf(stderr, "cuTensorMapEncodeTiled: not found in the CUDA driver\n");
             std::exit(1);
