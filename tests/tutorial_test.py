@@ -210,6 +210,14 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=build, GEMM_RESULTS_DIR="myresults")
     expect(os.path.isdir(os.path.join(env.caller, "myresults")),
            f"a relative GEMM_RESULTS_DIR is created in the caller's directory (rc {rc}, {err!r})")
+    # With CSVs in the results directory, the charts and results.md are drawn by the repository's
+    # tools/plot.py, whatever the caller's directory.
+    shutil.copy(os.path.join(ROOT, "plots", "h200", "01_cpu_naive.csv"),
+                os.path.join(env.caller, "myresults"))
+    rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=build, GEMM_RESULTS_DIR="myresults")
+    expect(os.path.exists(os.path.join(env.caller, "myresults", "results.md")),
+           f"run draws results.md with the repository's tools/plot.py from any directory "
+           f"(rc {rc}, {out[-300:]!r}, {err[-300:]!r})")
 
     # --- A build directory that exists keeps its options. ---
     for gpu in ("", "86"):
