@@ -56,11 +56,12 @@ def kernel_of(chapter_dir):
 
 
 def tracked_files(root):
-    """The files git tracks; without git (an exported copy), every file but build outputs."""
+    """The files git tracks that the work tree holds (a tracked file deleted but not yet committed
+    is left out); without git (an exported copy), every file but build outputs."""
     try:
         out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True)
         if out.stdout.strip():
-            return out.stdout.split()
+            return [f for f in out.stdout.split() if os.path.isfile(os.path.join(root, f))]
     except (OSError, subprocess.CalledProcessError):
         pass
     skip = {".git", ".deps", "grades", "__pycache__"}
