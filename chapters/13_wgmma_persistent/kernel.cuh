@@ -346,9 +346,9 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     const CUtensorMap map_a = ch12::make_map(a.p, M, K, a.ld, Cfg::BM, BK);
     const CUtensorMap map_b = ch12::make_map(b.p, K, N, b.ld, BK, ch12::B_BOX);
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
-    // TMA stores overwrite C (beta == 0 only) and need the same alignment as the loads. They clip
-    // a row's end to 16 bytes, not to the element: with N not a multiple of 4 the last chunk of a
-    // row would spill into C's padding (seen on the H200 at N = 155, ldc = 160), so N % 4 too.
+    // TMA stores overwrite C (beta == 0 only) and need the same alignment as the loads. On the H200
+    // they wrote one float past N into C's padding at N = 155, ldc = 160 (as if a row's last 16
+    // bytes went out whole), so N % 4 == 0 too.
     const bool tma_c =
         Cfg::STORE_TMA && beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && ch12::aligned16(C);
     const CUtensorMap map_c = tma_c ? ch12::make_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
