@@ -73,11 +73,13 @@ Problem problem_for(const Shape& s, const Options& o, Precision precision) {
 }
 
 // Everything that can go wrong with the command line is found before the first kernel runs.
-void validate(const std::vector<Shape>& sizes, const Options& o, Precision precision,
-              const Backend& backend) {
+// What the command line alone can get wrong (a size past the limits, an --out that cannot be
+// made), found before any device is asked for: exit 2 with or without a GPU.
+void validate_command_line(const std::vector<Shape>& sizes, const Options& o,
+                           Precision precision) {
     for (const Shape& s : sizes) {
         try {
-            backend.check_fits(problem_for(s, o, precision).resolved());
+            (void)problem_for(s, o, precision).resolved();
         } catch (const std::invalid_argument& e) {
             throw UsageError("size " + s.str() + ": " + e.what());
         }
@@ -87,6 +89,12 @@ void validate(const std::vector<Shape>& sizes, const Options& o, Precision preci
     if (ec || !std::filesystem::is_directory(o.out_dir))
         throw UsageError("--out " + o.out_dir + ": cannot create this directory (" + ec.message() +
                          ")");
+}
+
+// Then what needs the device: that every size fits in its memory (and the host's).
+void validate_fits(const std::vector<Shape>& sizes, const Options& o, Precision precision,
+                   const Backend& backend) {
+    for (const Shape& s : sizes) backend.check_fits(problem_for(s, o, precision).resolved());
 }
 
 }  // namespace
@@ -366,11 +374,12 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
 
     std::unique_ptr<Backend> backend;
     try {
+        validate_command_line(sizes, o, precision);
         backend = make_backend(o);
         // --remote: the chapter's kernel runs in a child process; this one keeps the verdict.
         if (!o.remote.empty())
             backend = make_remote_backend(std::move(backend), o.remote, o.timeout_s);
-        validate(sizes, o, precision, *backend);
+        validate_fits(sizes, o, precision, *backend);
     } catch (const NoDevice& e) {
         std::cout << info.id << ": skipped: " << e.what() << "\n";
         return 77;
