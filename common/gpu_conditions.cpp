@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "runner.hpp"  // median()
+
 namespace gemm {
 
 namespace {
@@ -73,12 +75,6 @@ const Nvml& nvml() {
     return n;
 }
 
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 }  // namespace
 
@@ -162,8 +158,8 @@ Sampled ConditionsSampler::stop() {
     }
     out.samples = int(samples_.size());
     if (out.samples == 0) return out;
-    out.sm_clock_mhz = median_of(clock);
-    out.power_w = median_of(power);
+    out.sm_clock_mhz = median(clock);
+    out.power_w = median(power);
     out.throttle = throttle_summary(reasons);
     return out;
 }

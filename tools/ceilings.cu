@@ -9,11 +9,7 @@
 // and board power NVML reports meanwhile. The tensor-core kernels first compute a known product
 // (exit 1 if they do not). Prints a table and writes <out>/ceilings.csv. docs/introduction.md.
 //   build/tools/ceilings [--out DIR] [--device N] [--quick]
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -23,7 +19,6 @@
 #include <iostream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -85,88 +80,9 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-// ---- SM clock and board power while a measurement runs (NVML, if the driver has it) -------------
-// libnvidia-ml comes with the driver, not the toolkit: it is opened at run time, so the tool builds
-// anywhere and runs without it (no clock or power then). Board power is what the driver reports:
-// on recent GPUs an average over the last second, which is why each full measurement first warms
-// up for a second.
-class Sampler {
-public:
-    explicit Sampler(int device) {
-        lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!lib_) {
-            why_ = "libnvidia-ml.so.1 not found";
-            return;
-        }
-        init_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
-        by_pci_ = reinterpret_cast<int (*)(const char*, void**)>(
-            dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
-        clock_ =
-            reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
-        power_ =
-            reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(lib_, "nvmlDeviceGetPowerUsage"));
-        shutdown_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlShutdown"));
-        char bus[32] = {};
-        if (!init_ || !by_pci_ || !clock_ || !power_ || !shutdown_) {
-            why_ = "libnvidia-ml.so.1 lacks a function this tool calls";
-        } else if (init_() != 0) {
-            why_ = "nvmlInit failed";
-        } else if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess ||
-                   by_pci_(bus, &dev_) != 0) {
-            why_ = "NVML does not know the device at PCI bus id " + std::string(bus);
-            shutdown_();
-        } else {
-            ok_ = true;
-        }
-    }
-    ~Sampler() {
-        stop();
-        if (ok_) shutdown_();
-        if (lib_) dlclose(lib_);
-    }
-    Sampler(const Sampler&) = delete;
-    Sampler& operator=(const Sampler&) = delete;
-
-    bool available() const { return ok_; }
-    const std::string& why() const { return why_; }
-
-    // Samples every 20 ms on a thread of its own from start() to stop().
-    void start() {
-        clocks_.clear(), watts_.clear();
-        if (!ok_) return;
-        running_ = true;
-        thread_ = std::thread([this] {
-            while (running_) {
-                unsigned mhz = 0, mw = 0;
-                if (clock_(dev_, kSmClock, &mhz) == 0) clocks_.push_back(mhz);
-                if (power_(dev_, &mw) == 0) watts_.push_back(mw / 1000.0);
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            }
-        });
-    }
-    void stop() {
-        running_ = false;
-        if (thread_.joinable()) thread_.join();
-    }
-    // Medians over the last start()..stop(); NaN without samples.
-    double clock_mhz() const { return clocks_.empty() ? NAN : gemm::median(clocks_); }
-    double power_w() const { return watts_.empty() ? NAN : gemm::median(watts_); }
-
-private:
-    static constexpr int kSmClock = 1;  // NVML_CLOCK_SM of nvmlClockType_t
-    void* lib_ = nullptr;
-    void* dev_ = nullptr;  // nvmlDevice_t
-    int (*init_)() = nullptr;
-    int (*by_pci_)(const char*, void**) = nullptr;
-    int (*clock_)(void*, int, unsigned*) = nullptr;
-    int (*power_)(void*, unsigned*) = nullptr;
-    int (*shutdown_)() = nullptr;
-    bool ok_ = false;
-    std::string why_;
-    std::atomic<bool> running_{false};
-    std::thread thread_;
-    std::vector<double> clocks_, watts_;
-};
+// SM clock and board power while a measurement runs: the harness's sampler
+// (common/gpu_conditions.cpp), which reads NVML when the driver has it.
+using Sampler = gemm::ConditionsSampler;
 
 // ---- one measurement ----------------------------------------------------------------------------
 
@@ -204,7 +120,7 @@ void measure(Ceiling& c, double work, const std::string& how, const Timing& t, S
     GEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
     sampler.start();
     const std::vector<double> ms = gemm::time_on_stream(stream, 0, reps, launch);
-    sampler.stop();
+    const gemm::Sampled seen = sampler.stop();
     const double med = gemm::median(ms);
     const double fast = *std::min_element(ms.begin(), ms.end());
     const double slow = *std::max_element(ms.begin(), ms.end());
@@ -213,8 +129,8 @@ void measure(Ceiling& c, double work, const std::string& how, const Timing& t, S
     c.value = work / (med * 1e-3) * scale;
     c.min = work / (slow * 1e-3) * scale;
     c.max = work / (fast * 1e-3) * scale;
-    c.clock_mhz = sampler.clock_mhz();
-    c.power_w = sampler.power_w();
+    c.clock_mhz = seen.samples ? seen.sm_clock_mhz : NAN;
+    c.power_w = seen.samples ? seen.power_w : NAN;
     std::ostringstream m;
     m << how << "; median of " << reps << " reps after " << warm << " warm-up";
     c.method = m.str();
@@ -593,9 +509,11 @@ int main(int argc, char** argv) {
     ctx.timing = o.quick ? Timing{0.02, 0.05, 3} : Timing{1.0, 2.0, 10};
     GEMM_CUDA_CHECK(cudaStreamCreate(&ctx.stream));
     std::cout << gemm::device_report(o.device);
-    Sampler sampler(o.device);
+    char bus[32] = {};
+    GEMM_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, o.device));
+    Sampler sampler(bus);
     if (!sampler.available())
-        std::cout << "SM clock and board power: not sampled (" << sampler.why() << ")\n";
+        std::cout << "SM clock and board power: not sampled (no NVML: the driver's libnvidia-ml)\n";
     if (o.quick) std::cout << "--quick: small sizes and short runs, not a measurement\n";
 
     std::vector<Ceiling> rows = copy_bandwidth(ctx, sampler);
