@@ -1,4 +1,5 @@
-// What a chapter hands to the harness: its name, its title, the GPU it needs and its default sizes.
+// What a chapter hands to the harness: its name, its title, the GPU it needs and its default sizes,
+// all read from the one list of chapters, chapters/chapters.txt.
 #pragma once
 
 #include <string>
@@ -22,6 +23,14 @@ struct ChapterInfo {
     int min_cc = 0;     // lowest compute capability as 10*major+minor (75 = 7.5); 0 = CPU
     std::vector<Shape> default_sizes;  // what runs without --sizes
     int max_cc = 0;  // highest compute capability, 0 = no limit (90: sm_90a code runs on 9.0 only)
+    std::string kind{};       // "cpu", "cuda" or "hopper" (sm_90a code), as chapters/chapters.txt
+    std::string precision{};  // "fp32", "fp16" or "fp8"
 };
+
+// Every chapter of chapters/chapters.txt in reading order (a table meson generates from the list).
+const std::vector<ChapterInfo>& chapter_list();
+// The chapter `id` ("03_cuda_naive") of that list; throws std::logic_error naming the id and the
+// list when it is not there (a chapter folder whose line is missing).
+const ChapterInfo& chapter_info(const std::string& id);
 
 }  // namespace gemm

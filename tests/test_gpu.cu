@@ -1,101 +1,35 @@
-// The gpu suite: the cuBLAS yardsticks, the device report and every GPU chapter against the
-// double-precision reference on awkward shapes. Without a GPU the whole binary reports SKIP (exit
-// 77) unless GEMM_REQUIRE_GPU=1, which turns a missing GPU into a failure. Built a second time with
-// GEMM_TEST_HOPPER for sm_90a alone: then it tests the Hopper chapters, and skips on other GPUs.
+// The gpu suite: the cuBLAS yardsticks, the device report, and the named configurations of the
+// chapters that have several (each chapter's default is tested on its own: tests/test_chapter.cu).
+// Built a second time with GEMM_TEST_HOPPER for sm_90a alone: then it tests the Hopper chapters'
+// configurations, and skips on other GPUs.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <cstring>
-#include <iostream>
-#include <string>
-#include <vector>
-
 #ifdef GEMM_TEST_HOPPER
-#include "13_wgmma_persistent/kernel.cuh"  // includes chapter 12's
+#include "13_wgmma_persistent/kernel.cuh"
 #else
-#include "03_cuda_naive/kernel.cuh"
-#include "04_cuda_coalesced/kernel.cuh"
-#include "05_cuda_smem_tiled/kernel.cuh"
-#include "06_cuda_register_tiled/kernel.cuh"
-#include "07_cuda_warp_tiled/kernel.cuh"
-#include "08_wmma_naive/kernel.cuh"
-#include "09_wmma_smem/kernel.cuh"
-#include "10_wmma_double_buffered/kernel.cuh"
 #include "11_mma_ldmatrix/kernel.cuh"
 #endif
-#include "cases.hpp"
-#include "harness_gpu.cuh"
+#include "gpu_checks.cuh"
 
-namespace {
-
-template <class Fn>
-void check_all(Fn fn, bool include_large) {
-    std::vector<gemm::Problem> cases = gemm_tests::small_cases();
-    if (include_large)
-        for (const gemm::Problem& p : gemm_tests::large_cases()) cases.push_back(p);
-    for (const gemm::Problem& p : cases) {
-        CAPTURE(gemm_tests::name(p));
-        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-    }
-}
-
-// A view into a bigger matrix: base pointers one element past a 16-byte boundary, with leading
-// dimensions that are multiples of 8 (so only the pointers betray the misalignment) and odd ones.
-template <class Fn>
-void check_misaligned_views(Fn fn) {
-    for (gemm::Problem p : {gemm_tests::make(96, 128, 64, 64, 128, 128, 1.0f, 0.5f),
-                            gemm_tests::make(97, 101, 103, 105, 107, 109, 1.0f, 0.5f),
-                            gemm_tests::make(300, 260, 270, 280, 264, 272)}) {
-        p.view_offset = 1;
-        CAPTURE(gemm_tests::name(p));
-        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-    }
-}
-
-}  // namespace
+using gemm_tests::check_all;
+using gemm_tests::check_chapter;
+using gemm_tests::check_misaligned_views;
 
 #ifdef GEMM_TEST_HOPPER
-// Shapes that take the TMA path itself (leading dimensions multiples of 8) with partial tiles,
-// several persistent rounds, a long K and alpha/beta; the awkward ones of cases.hpp take the padded
-// copy.
-template <class Fn>
-void check_tma_paths(Fn fn) {
-    for (const gemm::Problem& p :
-         {gemm_tests::make(1000, 1000, 1000), gemm_tests::make(2000, 3000, 520, 0, 0, 0, 1.5f, -0.5f),
-          gemm_tests::make(4096, 4096, 64), gemm_tests::make(136, 264, 8200),
-          gemm_tests::make(200, 72, 16, 24, 80, 75, 1.0f, 1.0f),
-          gemm_tests::make(300, 200, 40, 48, 208, 204, 0.5f, 0.0f)}) {  // C by TMA, padded ldc
-        CAPTURE(gemm_tests::name(p));
-        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-    }
-}
-
-template <class Fn>
-void check_hopper(Fn fn) {
-    check_all(fn, true);
-    check_misaligned_views(fn);
-    check_tma_paths(fn);
-}
-
-TEST_SUITE("hopper chapters") {
-    TEST_CASE("12_wgmma_tma") { check_hopper(ch12::gemm); }
-    TEST_CASE("13_wgmma_persistent") { check_hopper(ch13::gemm); }
+TEST_SUITE("hopper configurations") {
     // The steps of chapter 13's table are kernels of their own: each must be right too.
     TEST_CASE("13_wgmma_persistent, one block per tile") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::single>);
+        check_chapter(ch13::gemm_cfg<ch13::configs::single>, true);
     }
     TEST_CASE("13_wgmma_persistent, persistent without clusters") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::persistent>);
+        check_chapter(ch13::gemm_cfg<ch13::configs::persistent>, true);
     }
     TEST_CASE("13_wgmma_persistent, clusters without persistence") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::cluster2>);
+        check_chapter(ch13::gemm_cfg<ch13::configs::cluster2>, true);
     }
     TEST_CASE("13_wgmma_persistent, persistent clusters, C stored from registers") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::persistent_cluster2>);
+        check_chapter(ch13::gemm_cfg<ch13::configs::persistent_cluster2>, true);
     }
 }
 #else
@@ -133,43 +67,7 @@ TEST_SUITE("yardsticks") {
     }
 }
 
-TEST_SUITE("chapters") {
-    TEST_CASE("03_cuda_naive") {
-        check_all(ch03::gemm, true);
-        check_misaligned_views(ch03::gemm);
-    }
-    TEST_CASE("04_cuda_coalesced") {
-        check_all(ch04::gemm, true);
-        check_misaligned_views(ch04::gemm);
-    }
-    TEST_CASE("05_cuda_smem_tiled") {
-        check_all(ch05::gemm, true);
-        check_misaligned_views(ch05::gemm);
-    }
-    TEST_CASE("06_cuda_register_tiled") {
-        check_all(ch06::gemm, true);
-        check_misaligned_views(ch06::gemm);
-    }
-    TEST_CASE("07_cuda_warp_tiled") {
-        check_all(ch07::gemm, true);
-        check_misaligned_views(ch07::gemm);
-    }
-    TEST_CASE("08_wmma_naive") {
-        check_all(ch08::gemm, true);
-        check_misaligned_views(ch08::gemm);
-    }
-    TEST_CASE("09_wmma_smem") {
-        check_all(ch09::gemm, true);
-        check_misaligned_views(ch09::gemm);
-    }
-    TEST_CASE("10_wmma_double_buffered") {
-        check_all(ch10::gemm, true);
-        check_misaligned_views(ch10::gemm);
-    }
-    TEST_CASE("11_mma_ldmatrix") {
-        check_all(ch11::gemm, true);
-        check_misaligned_views(ch11::gemm);
-    }
+TEST_SUITE("configurations") {
     // The configuration sm_86/sm_89 take (less shared memory), here on whatever GPU runs the test.
     TEST_CASE("11_mma_ldmatrix, b128x256_k32_s3") {
         check_all(ch11::gemm_cfg<ch11::configs::b128x256_k32_s3>, false);
@@ -179,27 +77,9 @@ TEST_SUITE("chapters") {
 #endif  // GEMM_TEST_HOPPER
 
 int main(int argc, char** argv) {
-    std::string why;
-    if (!gemm::cuda_device_available(&why)) {
-        const char* req = std::getenv("GEMM_REQUIRE_GPU");
-        if (req && std::strcmp(req, "0") != 0 && *req) {
-            std::cerr << "GEMM_REQUIRE_GPU is set but " << why << "\n";
-            return 1;
-        }
-        std::cout << "skipped: " << why << "\n";
-        return 77;
-    }
 #ifdef GEMM_TEST_HOPPER
-    int dev = 0, major = 0, minor = 0;
-    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    if (major != 9 || minor != 0) {  // not a failure: these chapters are for Hopper alone
-        std::cout << "skipped: the Hopper chapters need compute capability 9.0, device " << dev
-                  << " has " << major << "." << minor << "\n";
-        return 77;
-    }
+    return gemm_tests::gpu_test_main(argc, argv, true);
+#else
+    return gemm_tests::gpu_test_main(argc, argv, false);
 #endif
-    doctest::Context ctx(argc, argv);
-    return ctx.run();
 }

@@ -21,7 +21,8 @@ log() { echo "== $(date +%T) $*"; }
 PLOT_PY=python3
 python3 -c "import matplotlib" 2>/dev/null || PLOT_PY=/usr/bin/python3
 
-GPU_CHAPTERS=${CHAPTERS:-"03_cuda_naive 04_cuda_coalesced 05_cuda_smem_tiled 06_cuda_register_tiled 07_cuda_warp_tiled 08_wmma_naive 09_wmma_smem 10_wmma_double_buffered 11_mma_ldmatrix 12_wgmma_tma 13_wgmma_persistent"}
+GPU_CHAPTERS=${CHAPTERS:-$(python3 tools/chapters.py ids --kind cuda,hopper | tr '\n' ' ')}  # chapters/chapters.txt
+CPU_CHAPTERS=$(python3 tools/chapters.py ids --kind cpu | tr '\n' ' ')
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv 2>&1 | tee "$OUT/nvidia-smi.txt"
@@ -44,10 +45,10 @@ fi
 if has bench; then
     log "benchmark: every chapter with its default sizes, cuBLAS in alternating rounds in the same run"
     mkdir -p "$OUT/bench"
-    for ch in 01_cpu_naive 02_cpu_tiled $GPU_CHAPTERS; do
+    for ch in $CPU_CHAPTERS $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || { echo "$ch: not built"; continue; }
         extra=${EXTRA:-}
-        case $ch in 0[12]_*) extra= ;; esac  # the CPU chapters keep their own default sizes
+        case " $CPU_CHAPTERS " in *" $ch "*) extra= ;; esac  # the CPU chapters keep their own sizes
         # shellcheck disable=SC2086
         "build/chapters/$ch" --out "$OUT/bench" $extra > "$OUT/bench/$ch.txt" 2>&1
         echo "$ch exit $?"; tail -n +7 "$OUT/bench/$ch.txt" | grep -vE "^$|wrote|checks passed"

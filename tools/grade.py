@@ -41,8 +41,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chapters as chapter_list  # noqa: E402  (tools/chapters.py: the one list of chapters)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = ("12_", "13_")  # sm_90a chapters
+HOPPER = tuple(c.id for c in chapter_list.load() if c.kind == "hopper")  # sm_90a chapters
 MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
 REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others
 NOBODY = 65534            # the sandbox's user when grade.py runs as root
@@ -79,7 +82,7 @@ def die(msg, code=2):
 
 
 def chapter_dir(chapter):
-    names = sorted(d for d in os.listdir(os.path.join(ROOT, "chapters")) if re.match(r"\d\d_", d))
+    names = [c.id for c in chapter_list.load()]  # chapters/chapters.txt
     for d in names:
         if d == chapter or d.split("_")[0] == chapter:
             return d

@@ -11,15 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "03_cuda_naive/kernel.cuh"
-#include "04_cuda_coalesced/kernel.cuh"
-#include "05_cuda_smem_tiled/kernel.cuh"
-#include "06_cuda_register_tiled/kernel.cuh"
-#include "07_cuda_warp_tiled/kernel.cuh"
-#include "08_wmma_naive/kernel.cuh"
-#include "09_wmma_smem/kernel.cuh"
-#include "10_wmma_double_buffered/kernel.cuh"
-#include "11_mma_ldmatrix/kernel.cuh"
+#include "gpu_chapter_kernels.cuh"  // generated from chapters/chapters.txt
 #include "harness_gpu.cuh"
 #include "shapes.hpp"
 
@@ -91,18 +83,20 @@ std::function<int(int, char**, const gemm::ChapterInfo&)> runner(Fn fn) {
     };
 }
 
-const std::vector<Entry>& registry() {  // one line per chapter
-    static const std::vector<Entry> r = {
-        {"03_cuda_naive", runner(ch03::gemm), {}},
-        {"04_cuda_coalesced", runner(ch04::gemm), {}},
-        {"05_cuda_smem_tiled", runner(ch05::gemm), {}},
-        {"06_cuda_register_tiled", runner(ch06::gemm), {}},
-        {"07_cuda_warp_tiled", runner(ch07::gemm), {}},
-        {"08_wmma_naive", runner(ch08::gemm), {}},
-        {"09_wmma_smem", runner(ch09::gemm), {}},
-        {"10_wmma_double_buffered", runner(ch10::gemm), ch10_tiles},
-        {"11_mma_ldmatrix", runner(ch11::gemm), ch11_tiles},
-    };
+// Every chapter of the list built for all GPUs (chapters/chapters.txt, through the generated
+// header); the tile model where the tool knows the chapter's tile choice.
+const std::vector<Entry>& registry() {
+    static const std::vector<Entry> r = [] {
+        std::vector<Entry> v;
+        gemm::for_each_chapter([&](const char* id, auto fn) {
+            const std::string name = id;
+            TileFn tiles;
+            if (name.rfind("10_", 0) == 0) tiles = ch10_tiles;
+            if (name.rfind("11_", 0) == 0) tiles = ch11_tiles;
+            v.push_back({id, runner(fn), tiles});
+        });
+        return v;
+    }();
     return r;
 }
 
@@ -177,7 +171,7 @@ const char* kUsage =
     "OUT/NAME.csv (the run) and OUT/NAME.steps.csv (the predicted steps); NAME is --name, by\n"
     "default sweep_<chapter>_<dim>. `tools/plot.py OUT` draws GFLOPS against the swept\n"
     "dimension with the steps on it.\n\n"
-    "  --chapter CH     03 ... 11 (or the full name)\n"
+    "  --chapter CH     a GPU chapter built for every architecture: its number or full name\n"
     "  --m, --n, --k    a size (5120), a range LO:HI[:STEP] (33700:33720:2) or a list (a,b,c);\n"
     "                   one of the three may be a range or a list\n"
     "  other options    as for a chapter binary: --reps --warmup --seed --check --out --device\n"

@@ -3,7 +3,5 @@
 #include "kernel.hpp"
 
 int main(int argc, char** argv) {
-    return gemm::run_cpu_chapter(
-        argc, argv, {"01_cpu_naive", "CPU: the i-j-k triple loop", 0, {64, 128, 256, 512}},
-        ch01::gemm);
+    return gemm::run_cpu_chapter(argc, argv, gemm::chapter_info("01_cpu_naive"), ch01::gemm);
 }

@@ -3,8 +3,5 @@
 #include "kernel.hpp"
 
 int main(int argc, char** argv) {
-    return gemm::run_cpu_chapter(
-        argc, argv,
-        {"02_cpu_tiled", "CPU: i-k-j order, cache blocking, OpenMP", 0, {64, 128, 256, 512, 1024}},
-        ch02::gemm);
+    return gemm::run_cpu_chapter(argc, argv, gemm::chapter_info("02_cpu_tiled"), ch02::gemm);
 }

@@ -3,8 +3,5 @@
 #include "kernel.cuh"
 
 int main(int argc, char** argv) {
-    return gemm::run_gpu_chapter(
-        argc, argv,
-        {"03_cuda_naive", "Naive: one thread per element of C", 75, {256, 512, 1024, 2048, 4096}},
-        ch03::gemm);
+    return gemm::run_gpu_chapter(argc, argv, gemm::chapter_info("03_cuda_naive"), ch03::gemm);
 }

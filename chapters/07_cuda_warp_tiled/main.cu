@@ -3,10 +3,5 @@
 #include "kernel.cuh"
 
 int main(int argc, char** argv) {
-    return gemm::run_gpu_chapter(argc, argv,
-                                 {"07_cuda_warp_tiled",
-                                  "Warp tiles, conflict-free smem, double buffering",
-                                  75,
-                                  {256, 512, 1024, 2048, 4096, 8192}},
-                                 ch07::gemm);
+    return gemm::run_gpu_chapter(argc, argv, gemm::chapter_info("07_cuda_warp_tiled"), ch07::gemm);
 }

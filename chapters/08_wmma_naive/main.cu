@@ -4,10 +4,5 @@
 #include "kernel.cuh"
 
 int main(int argc, char** argv) {
-    return gemm::run_gpu_chapter(argc, argv,
-                                 {"08_wmma_naive",
-                                  "WMMA: one warp per 16x16 tile, fragments from global",
-                                  75,
-                                  {256, 512, 1024, 2048, 4096, 8192}},
-                                 ch08::gemm);
+    return gemm::run_gpu_chapter(argc, argv, gemm::chapter_info("08_wmma_naive"), ch08::gemm);
 }

@@ -3,10 +3,5 @@
 #include "kernel.cuh"
 
 int main(int argc, char** argv) {
-    return gemm::run_gpu_chapter(argc, argv,
-                                 {"09_wmma_smem",
-                                  "WMMA: block tiles in shared memory, 4x4 fragments per warp",
-                                  75,
-                                  {256, 512, 1024, 2048, 4096, 8192, 16384}},
-                                 ch09::gemm);
+    return gemm::run_gpu_chapter(argc, argv, gemm::chapter_info("09_wmma_smem"), ch09::gemm);
 }

@@ -3,11 +3,5 @@
 #include "kernel.cuh"
 
 int main(int argc, char** argv) {
-    return gemm::run_gpu_chapter(argc, argv,
-                                 {"12_wgmma_tma",
-                                  "Hopper: TMA + mbarrier pipeline + wgmma, warp-specialized",
-                                  90,
-                                  {256, 512, 1024, 2048, 4096, 8192, 16384},
-                                  90},
-                                 ch12::gemm);
+    return gemm::run_gpu_chapter(argc, argv, gemm::chapter_info("12_wgmma_tma"), ch12::gemm);
 }

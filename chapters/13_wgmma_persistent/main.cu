@@ -3,11 +3,5 @@
 #include "kernel.cuh"
 
 int main(int argc, char** argv) {
-    return gemm::run_gpu_chapter(argc, argv,
-                                 {"13_wgmma_persistent",
-                                  "Hopper: persistent tiles, clusters with TMA multicast",
-                                  90,
-                                  {256, 512, 1024, 2048, 4096, 8192, 16384},
-                                  90},
-                                 ch13::gemm);
+    return gemm::run_gpu_chapter(argc, argv, gemm::chapter_info("13_wgmma_persistent"), ch13::gemm);
 }

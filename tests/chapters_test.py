@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The one list of chapters (chapters/chapters.txt, tools/chapters.py): every chapter folder is on
+it and every line has its folder, in reading order; a malformed line is refused with exit 2 and the
+line's number; the generated C++ table and kernel header hold what the list says.
+
+Usage: chapters_test.py REPO_ROOT
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = sys.argv[1]
+TOOL = os.path.join(ROOT, "tools", "chapters.py")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import chapters  # noqa: E402
+
+failures = []
+
+
+def expect(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+listed = chapters.load()
+ids = [c.id for c in listed]
+folders = sorted(d for d in os.listdir(os.path.join(ROOT, "chapters"))
+                 if os.path.isdir(os.path.join(ROOT, "chapters", d)))
+expect(sorted(ids) == folders, f"the list names exactly the chapter folders ({len(ids)} of them)")
+expect(ids == sorted(ids), "the list is in reading order")
+expect(len({i[:2] for i in ids}) == len(ids), "no two chapters share a number")
+for c in listed:
+    d = os.path.join(ROOT, "chapters", c.id)
+    main = os.path.join(d, "main.cpp" if c.kind == "cpu" else "main.cu")
+    expect(os.path.exists(main) and os.path.exists(os.path.join(d, "README.md")),
+           f"{c.id} has its main and README")
+    if os.path.exists(main):
+        with open(main) as f:
+            expect(f'chapter_info("{c.id}")' in f.read(), f"{c.id}'s main asks the list for its info")
+
+out = subprocess.run([sys.executable, TOOL, "ids", "--kind", "hopper"], capture_output=True, text=True)
+expect(out.returncode == 0 and out.stdout.split() == [c.id for c in listed if c.kind == "hopper"],
+       "ids --kind hopper prints the sm_90a chapters")
+
+
+def run_on(text, *args):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "list.txt")
+        with open(path, "w") as f:
+            f.write(text)
+        outp = os.path.join(d, "out")
+        p = subprocess.run([sys.executable, TOOL, *args, path, outp], capture_output=True, text=True)
+        body = open(outp).read() if os.path.exists(outp) else ""
+        return p, body
+
+
+good = "# a comment\n03_x | cuda | fp32 | 75- | 64,1x2x3 | A \"quoted\" title\n" \
+       "13_y | hopper | fp16 | 90-90 | 256 | Hopper\n"
+p, table = run_on(good, "cpp")
+expect(p.returncode == 0 and '{"03_x", "A \\"quoted\\" title", 75, {{64}, {1, 2, 3}}, 0, "cuda", "fp32"}'
+       in table, "the C++ table holds each column, sizes as shapes, the title escaped")
+p, header = run_on(good, "kernels", "--kind", "hopper")
+expect(p.returncode == 0 and '#include "13_y/kernel.cuh"' in header and
+       'visit("13_y", ch13::gemm);' in header and "03_x" not in header,
+       "the kernel header includes and visits the chapters of one kind only")
+for bad, why in [("03_x | cuda | fp32 | 75- | 64\n", "5 columns"),
+                 ("03_x | gpu | fp32 | 75- | 64 | t\n", "an unknown kind"),
+                 ("03_x | cuda | fp64 | 75- | 64 | t\n", "an unknown precision"),
+                 ("03_x | cuda | fp32 | 7.5 | 64 | t\n", "a malformed compute capability"),
+                 ("03_x | cuda | fp32 | 75- | 64,,8 | t\n", "a malformed size list"),
+                 ("3_x | cuda | fp32 | 75- | 64 | t\n", "an id without two digits"),
+                 ("01_x | cpu | fp32 | 75- | 64 | t\n", "a CPU chapter with a compute capability"),
+                 ("03_x | cuda | fp32 | 75- | 64 | t\n03_x | cuda | fp32 | 75- | 64 | t\n", "a repeated id")]:
+    p, _ = run_on("# header\n" + bad, "cpp")
+    line = bad.count("\n") + 1
+    expect(p.returncode == 2 and f"list.txt:{line}:" in p.stderr, f"{why} is refused naming its line")
+
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The one list of chapters (chapters/chapters.txt), for everything that needs it.
+
+    tools/chapters.py ids [--kind cpu,cuda,hopper] [--precision fp32,fp16]
+        the chapters' ids in reading order, one per line (./tutorial, tools/gpu_session.sh)
+    tools/chapters.py field ID FIELD
+        one field of one chapter: kind, precision, min_cc, max_cc, sizes, title, ns
+    tools/chapters.py cpp LIST OUT
+        the harness's table of ChapterInfo (title, sizes, compute capabilities), built by meson
+    tools/chapters.py kernels LIST OUT --kind cuda|hopper
+        a header that includes every such chapter's kernel and visits their gemm() in order
+        (the tools that time or sweep any chapter by name), built by meson
+
+Python code imports it: `chapters.load()` gives Chapter tuples. A malformed line is an error that
+names the line; nothing else parses the file (meson.build reads it too, with the same columns).
+"""
+import json
+import os
+import re
+import sys
+from collections import namedtuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIST = os.path.join(ROOT, "chapters", "chapters.txt")
+KINDS = ("cpu", "cuda", "hopper")
+PRECISIONS = ("fp32", "fp16", "fp8")
+
+Chapter = namedtuple("Chapter", "id kind precision min_cc max_cc sizes title ns")
+
+
+class ListError(Exception):
+    pass
+
+
+def parse_cc(text, where):
+    """'-' -> (0, 0); '75-' -> (75, 0): no upper limit; '90-90' -> (90, 90)."""
+    if text == "-":
+        return 0, 0
+    m = re.fullmatch(r"(\d+)-(\d*)", text)
+    if not m:
+        raise ListError(f"{where}: compute capability '{text}' is not '-', 'NN-' or 'NN-NN'")
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def load(path=LIST):
+    chapters = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            where = f"{path}:{n}"
+            cols = [c.strip() for c in line.split("|")]
+            if len(cols) != 6:
+                raise ListError(f"{where}: expected 6 columns separated by '|', found {len(cols)}")
+            cid, kind, precision, cc, sizes, title = cols
+            if not re.fullmatch(r"\d\d_[a-z0-9_]+", cid):
+                raise ListError(f"{where}: id '{cid}' is not NN_snake_case")
+            if kind not in KINDS:
+                raise ListError(f"{where}: kind '{kind}' is not one of {', '.join(KINDS)}")
+            if precision not in PRECISIONS:
+                raise ListError(f"{where}: precision '{precision}' is not one of {', '.join(PRECISIONS)}")
+            min_cc, max_cc = parse_cc(cc, where)
+            if (kind == "cpu") != (min_cc == 0):
+                raise ListError(f"{where}: a CPU chapter has cc '-', a GPU chapter a range")
+            if not re.fullmatch(r"\d+(x\d+x\d+)?(,\d+(x\d+x\d+)?)*", sizes):
+                raise ListError(f"{where}: sizes '{sizes}' is not a comma-separated list of N or MxNxK")
+            if any(c.id == cid for c in chapters):
+                raise ListError(f"{where}: chapter '{cid}' is listed twice")
+            chapters.append(Chapter(cid, kind, precision, min_cc, max_cc, sizes.split(","), title,
+                                    "ch" + cid[:2]))
+    return chapters
+
+
+def select(chapters, kinds=None, precisions=None):
+    return [c for c in chapters
+            if (not kinds or c.kind in kinds) and (not precisions or c.precision in precisions)]
+
+
+def c_string(s):
+    return json.dumps(s)  # the titles are ASCII: a JSON string is a C string literal
+
+
+def shape_cpp(size):
+    dims = size.split("x")
+    return "{" + ", ".join(dims) + "}"
+
+
+def write_if_changed(path, text):
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def cpp_table(chapters):
+    rows = []
+    for c in chapters:
+        sizes = ", ".join(shape_cpp(s) for s in c.sizes)
+        rows.append(f"        {{{c_string(c.id)}, {c_string(c.title)}, {c.min_cc}, {{{sizes}}}, "
+                    f"{c.max_cc}, {c_string(c.kind)}, {c_string(c.precision)}}},")
+    return ("// Generated from chapters/chapters.txt by tools/chapters.py: do not edit.\n"
+            "#include \"chapter.hpp\"\n\n"
+            "namespace gemm {\n\n"
+            "const std::vector<ChapterInfo>& chapter_list() {\n"
+            "    static const std::vector<ChapterInfo> list = {\n" + "\n".join(rows) + "\n"
+            "    };\n    return list;\n}\n\n}  // namespace gemm\n")
+
+
+def kernels_header(chapters, kind):
+    chosen = select(chapters, [kind], ["fp32", "fp16"])
+    includes = "".join(f'#include "{c.id}/kernel.cuh"\n' for c in chosen)
+    visits = "".join(f'    visit("{c.id}", {c.ns}::gemm);\n' for c in chosen)
+    return ("// Generated from chapters/chapters.txt by tools/chapters.py: do not edit.\n"
+            f"// Every {kind} chapter with the common gemm() contract, in reading order.\n"
+            "#pragma once\n\n" + includes + "\n"
+            "namespace gemm {\n\n"
+            "// Calls visit(id, gemm) for each chapter: gemm takes float or __half operands.\n"
+            "template <class Visit>\n"
+            "void for_each_chapter(Visit&& visit) {\n" + visits + "}\n\n"
+            "}  // namespace gemm\n")
+
+
+def usage(msg):
+    print(f"chapters.py: {msg}\n" + __doc__, file=sys.stderr)
+    sys.exit(2)
+
+
+def option(args, name):
+    if name in args:
+        i = args.index(name)
+        if i + 1 >= len(args):
+            usage(f"{name} needs a value")
+        value = args[i + 1]
+        del args[i:i + 2]
+        return value.split(",")
+    return None
+
+
+def main(argv):
+    if not argv:
+        usage("no command")
+    cmd, args = argv[0], list(argv[1:])
+    try:
+        if cmd == "ids":
+            kinds, precisions = option(args, "--kind"), option(args, "--precision")
+            if args:
+                usage(f"unexpected arguments: {' '.join(args)}")
+            for c in select(load(), kinds, precisions):
+                print(c.id)
+        elif cmd == "field":
+            if len(args) != 2:
+                usage("field needs ID FIELD")
+            found = [c for c in load() if c.id == args[0] or c.id[:2] == args[0]]
+            if not found:
+                print(f"chapters.py: no chapter '{args[0]}' in {LIST}", file=sys.stderr)
+                sys.exit(2)
+            if args[1] not in Chapter._fields:
+                usage(f"no field '{args[1]}' (fields: {', '.join(Chapter._fields)})")
+            value = getattr(found[0], args[1])
+            print(",".join(value) if isinstance(value, list) else value)
+        elif cmd == "cpp":
+            if len(args) != 2:
+                usage("cpp needs LIST OUT")
+            write_if_changed(args[1], cpp_table(load(args[0])))
+        elif cmd == "kernels":
+            kind = option(args, "--kind")
+            if len(args) != 2 or not kind or kind[0] not in ("cuda", "hopper"):
+                usage("kernels needs LIST OUT --kind cuda|hopper")
+            write_if_changed(args[1], kernels_header(load(args[0]), kind[0]))
+        else:
+            usage(f"unknown command '{cmd}'")
+    except ListError as e:
+        print(f"chapters.py: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
