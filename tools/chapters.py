@@ -10,6 +10,9 @@
     tools/chapters.py kernels LIST OUT --kind cuda|hopper
         a header that includes every such chapter's kernel and visits their gemm() in order
         (the tools that time or sweep any chapter by name), built by meson
+    tools/chapters.py diffs
+        the Markdown table of each chapter's kernel diff against the chapter before it, with its
+        size in changed lines (docs/reading-order.md holds it; tests/chapters_test.py compares)
 
 Python code imports it: `chapters.load()` gives Chapter tuples. A malformed line is an error that
 names the line; nothing else parses the file (meson.build reads it too, with the same columns).
@@ -17,6 +20,7 @@ names the line; nothing else parses the file (meson.build reads it too, with the
 import json
 import os
 import re
+import subprocess
 import sys
 from collections import namedtuple
 
@@ -125,6 +129,31 @@ def kernels_header(chapters, kind):
             "}  // namespace gemm\n")
 
 
+def kernel_file(cid):
+    for name in ("kernel.cuh", "kernel.hpp"):
+        if os.path.exists(os.path.join(ROOT, "chapters", cid, name)):
+            return f"chapters/{cid}/{name}"
+    raise ListError(f"chapters/{cid} has no kernel.cuh or kernel.hpp")
+
+
+def changed_lines(a, b):
+    """Lines added plus lines removed, as `git diff --no-index --numstat` counts them."""
+    p = subprocess.run(["git", "diff", "--no-index", "--numstat", a, b], cwd=ROOT,
+                       capture_output=True, text=True)
+    if p.returncode not in (0, 1) or (p.returncode == 1 and not p.stdout):
+        raise ListError(f"git diff --no-index {a} {b} failed: {p.stderr.strip()}")
+    added, removed = (p.stdout.split() + ["0", "0"])[:2]
+    return int(added) + int(removed)
+
+
+def diff_table(chapters):
+    rows = ["| step | changed lines | see it with |", "|---|---:|---|"]
+    for prev, c in zip(chapters, chapters[1:]):
+        a, b = kernel_file(prev.id), kernel_file(c.id)
+        rows.append(f"| {prev.id[:2]} → {c.id[:2]} | {changed_lines(a, b)} | `git diff --no-index {a} {b}` |")
+    return "\n".join(rows) + "\n"
+
+
 def usage(msg):
     print(f"chapters.py: {msg}\n" + __doc__, file=sys.stderr)
     sys.exit(2)
@@ -163,6 +192,10 @@ def main(argv):
                 usage(f"no field '{args[1]}' (fields: {', '.join(Chapter._fields)})")
             value = getattr(found[0], args[1])
             print(",".join(value) if isinstance(value, list) else value)
+        elif cmd == "diffs":
+            if args:
+                usage(f"unexpected arguments: {' '.join(args)}")
+            sys.stdout.write(diff_table(load()))
         elif cmd == "cpp":
             if len(args) != 2:
                 usage("cpp needs LIST OUT")
