@@ -12,7 +12,10 @@
 #include <vector>
 
 #ifdef GEMM_TEST_HOPPER
-#include "13_wgmma_persistent/kernel.cuh"  // includes chapter 12's
+#include "12_wgmma/kernel.cuh"
+#include "13_tma_mbarrier/kernel.cuh"
+#include "14_warp_specialized/kernel.cuh"
+#include "15_wgmma_persistent/kernel.cuh"
 #else
 #include "03_cuda_naive/kernel.cuh"
 #include "04_cuda_coalesced/kernel.cuh"
@@ -82,20 +85,22 @@ void check_hopper(Fn fn) {
 }
 
 TEST_SUITE("hopper chapters") {
-    TEST_CASE("12_wgmma_tma") { check_hopper(ch12::gemm); }
-    TEST_CASE("13_wgmma_persistent") { check_hopper(ch13::gemm); }
-    // The steps of chapter 13's table are kernels of their own: each must be right too.
-    TEST_CASE("13_wgmma_persistent, one block per tile") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::single>);
+    TEST_CASE("12_wgmma") { check_hopper(ch12::gemm); }
+    TEST_CASE("13_tma_mbarrier") { check_hopper(ch13::gemm); }
+    TEST_CASE("14_warp_specialized") { check_hopper(ch14::gemm); }
+    TEST_CASE("15_wgmma_persistent") { check_hopper(ch15::gemm); }
+    // The steps of chapter 15's table are kernels of their own: each must be right too.
+    TEST_CASE("15_wgmma_persistent, one block per tile") {
+        check_hopper(ch15::gemm_cfg<ch15::configs::single>);
     }
-    TEST_CASE("13_wgmma_persistent, persistent without clusters") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::persistent>);
+    TEST_CASE("15_wgmma_persistent, persistent without clusters") {
+        check_hopper(ch15::gemm_cfg<ch15::configs::persistent>);
     }
-    TEST_CASE("13_wgmma_persistent, clusters without persistence") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::cluster2>);
+    TEST_CASE("15_wgmma_persistent, clusters without persistence") {
+        check_hopper(ch15::gemm_cfg<ch15::configs::cluster2>);
     }
-    TEST_CASE("13_wgmma_persistent, persistent clusters, C stored from registers") {
-        check_hopper(ch13::gemm_cfg<ch13::configs::persistent_cluster2>);
+    TEST_CASE("15_wgmma_persistent, persistent clusters, C stored from registers") {
+        check_hopper(ch15::gemm_cfg<ch15::configs::persistent_cluster2>);
     }
 }
 #else

@@ -42,7 +42,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = ("12_", "13_")  # sm_90a chapters
+HOPPER = ("12_", "13_", "14_", "15_")  # sm_90a chapters
 MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
 REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others
 NOBODY = 65534            # the sandbox's user when grade.py runs as root
@@ -308,7 +308,7 @@ class Chapter:
             own = includes(strip_comments(f.read()))
         self.allowed_includes = set(SAFE_GPU if self.gpu else SAFE_CPU) | set(own)
         # The instructor's headers a kernel may include: those its own kernel file includes, from
-        # common/ or chapters/ (13 builds on 12), copied into the build's include folder.
+        # common/ (common/device/ too) or chapters/, copied into the build's include folder.
         quoted = [i.strip('"') for i in self.allowed_includes if i.startswith('"')]
         self.headers = project_headers(quoted, [os.path.join(ROOT, "common"), os.path.join(ROOT, "chapters")])
         ns = ["-DGRADE_NS=ch%02d" % num]
