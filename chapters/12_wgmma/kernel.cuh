@@ -6,7 +6,7 @@
 // through chapter 11's cp.async pipeline, now in the 128-byte-swizzled layout the descriptors
 // name (B as four (BK, 64) panels), with `fence.proxy.async` before wgmma reads them.
 // Napkin math: same 128x256 tile as chapters 10-11 (1.6 GB of L2 -> SM traffic at 4096^3); per
-// k-tile a warpgroup issues 4 wgmma instead of a warp's 64 mma.sync and 16 ldmatrix.
+// k-tile each warp issues 4 wgmma instead of chapter 11's 128 mma.sync and 32 ldmatrix.
 // Preconditions: compute capability 9.0 (sm_90a). The 16-byte copies need 16-byte aligned rows of
 // A and B (common/device/aligned_operands.cuh pads them otherwise).
 #pragma once

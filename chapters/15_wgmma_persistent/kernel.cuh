@@ -137,6 +137,8 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
     constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM;
     constexpr int A_STAGE = Cfg::A_STAGE;
     extern __shared__ unsigned char smem_raw[];
+    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
+    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
     __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, BM, BK), swizzled
@@ -155,7 +157,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], 1);
+            mbar_init(&full[s], 1);  // the producer's arrive (+ the TMA bytes)
             mbar_init(&empty[s], CONSUMERS * 4 * CLUSTER);  // every consumer warp of the cluster
         }
         fence_barrier_init();  // the copy engine and the cluster's other block see them
@@ -179,8 +181,8 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 for (int kt = 0; kt < KT; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    mbar_arrive_expect_tx(&full[s],
-                                          Cfg::STAGE_BYTES);  // its A, and B from everyone
+                    // Its A, and all of B's boxes, its own and those its partner multicasts.
+                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
                     tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);
 #pragma unroll
                     for (int p = 0; p < Cfg::B_PART; ++p) {  // this block's share of B's boxes
@@ -198,7 +200,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
         __syncwarp();  // lane 0 rejoins its warp before the cluster barrier at the end
     } else {
         setmaxnreg_inc<Cfg::CONSUMER_REGS>();
-        const int row0 = (wg - 1) * WGMMA_M;
+        const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
         const int warp = tid / 32, lane = tid % 32;
         // Stage s is free again once every consumer warp of the cluster says so: its copies came
         // from every block's producer.
@@ -215,15 +217,15 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
         for (int t = first; t < tiles; t += step) {
             int m0, n0;
             order.origin(t, rank, m0, n0);
-            float d[ACC];
+            float d[ACC];  // (64, BN) of C: this warpgroup's rows, in wgmma's register layout
 #pragma unroll
             for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
             for (int kt = 0; kt < KT; ++kt, ++it) {
                 const int s = it % STAGES;
-                mbar_wait(&full[s], (it / STAGES) & 1);
-                const __half* a = As + s * A_STAGE + row0 * BK;
-                const __half* b = Bs + s * B_STAGE;
-                wgmma_fence();
+                mbar_wait(&full[s], (it / STAGES) & 1);          // k-tile kt has landed in stage s
+                const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
+                const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
+                wgmma_fence();  // the accumulators were written by ordinary instructions before
 #pragma unroll
                 for (int kk = 0; kk < BK / WGMMA_K; ++kk)
                     wgmma_m64n256k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
