@@ -93,6 +93,9 @@ TEST_SUITE("hopper chapters") {
     TEST_CASE("15_wgmma_persistent, one block per tile") {
         check_hopper(ch15::gemm_cfg<ch15::configs::single>);
     }
+    TEST_CASE("15_wgmma_persistent, one block per tile, nothing left in flight") {
+        check_hopper(ch15::gemm_cfg<ch15::configs::single_wait0>);
+    }
     TEST_CASE("15_wgmma_persistent, persistent without clusters") {
         check_hopper(ch15::gemm_cfg<ch15::configs::persistent>);
     }

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "13_tma_mbarrier", ch13::gemm);
     candidate(argc, argv, "14_warp_specialized", ch14::gemm);
     candidate(argc, argv, "15_single", ch15::gemm_cfg<c15::single>);
+    candidate(argc, argv, "15_single_wait0", ch15::gemm_cfg<c15::single_wait0>);
     candidate(argc, argv, "15_persistent", ch15::gemm_cfg<c15::persistent>);
     candidate(argc, argv, "15_cluster2", ch15::gemm_cfg<c15::cluster2>);
     candidate(argc, argv, "15_persistent_cluster2", ch15::gemm_cfg<c15::persistent_cluster2>);

@@ -39,10 +39,12 @@ static_assert(BN == 256 && BK % WGMMA_K == 0, "one m64n256k16 per 16-deep step")
 // looping over tiles (else one block per tile, as in chapter 14). STORE_TMA: the epilogue writes C
 // through shared memory and TMA stores (else straight from registers, as in chapter 14). CONSUMERS
 // warpgroups of 64 rows make the block tile BM = 64 * CONSUMERS high. GROUP_M: cluster rows walked
-// together.
-template <int CLUSTER_, bool PERSISTENT_, bool STORE_TMA_, int CONSUMERS_ = 2, int GROUP_M_ = 8>
+// together. IN_FLIGHT: k-tiles of wgmmas a consumer leaves running (1; 0 is chapter 14's loop).
+template <int CLUSTER_, bool PERSISTENT_, bool STORE_TMA_, int CONSUMERS_ = 2, int GROUP_M_ = 8,
+          int IN_FLIGHT_ = 1>
 struct Config {
     static constexpr int CLUSTER = CLUSTER_, CONSUMERS = CONSUMERS_, GROUP_M = GROUP_M_;
+    static constexpr int IN_FLIGHT = IN_FLIGHT_;
     static constexpr bool PERSISTENT = PERSISTENT_, STORE_TMA = STORE_TMA_;
     static constexpr int BM = WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
     static constexpr int A_STAGE = BM * BK;  // halves
@@ -63,6 +65,7 @@ struct Config {
     static_assert(CLUSTER >= 1 && (BN / B_BOX) % CLUSTER == 0,
                   "the cluster's blocks split B's boxes evenly");
     static_assert(WG * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536, "the register file");
+    static_assert(IN_FLIGHT == 0 || IN_FLIGHT == 1, "all done, or one k-tile left running");
 };
 namespace configs {                                  // the steps of the README's table
 using single = Config<1, false, false>;              // chapter 14's schedule
@@ -70,6 +73,9 @@ using persistent = Config<1, true, false>;           // one block per SM
 using cluster2 = Config<2, false, false>;            // B multicast to a pair, a block per tile
 using persistent_cluster2 = Config<2, true, false>;  // both
 using best = Config<2, true, true>;                  // both, and C through TMA stores
+// Not a step: `single` with chapter 14's consumer loop (wait_group 0, release at once), to tell
+// what `single` loses against chapter 14 (README).
+using single_wait0 = Config<1, false, false, 2, 8, 0>;
 }  // namespace configs
 
 // The epilogue through TMA (beta == 0): this warpgroup's (64, BN) tile goes out in (64, 32) boxes.
@@ -231,13 +237,19 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                     wgmma_m64n256k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                      smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
                 wgmma_commit();
+                if constexpr (Cfg::IN_FLIGHT == 0) {  // chapter 14's loop
+                    wgmma_wait<0>();
+                    release(s);
+                    continue;
+                }
                 // Unlike chapter 14, one k-tile of wgmmas stays in flight: once the previous
                 // k-tile's are done, its stage is released while this one's run.
                 wgmma_wait<1>();
                 if (kt > 0) release((it + STAGES - 1) % STAGES);
             }
             wgmma_wait<0>();
-            if (KT > 0) release((it + STAGES - 1) % STAGES);  // the tile's last stage
+            // The tile's last stage (already released when nothing was left in flight).
+            if (Cfg::IN_FLIGHT > 0 && KT > 0) release((it + STAGES - 1) % STAGES);
             // Epilogue, as in chapter 14; meanwhile the producer is already loading the next tile.
             if constexpr (Cfg::STORE_TMA) {
                 if (tma_c) {
