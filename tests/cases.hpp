@@ -42,7 +42,7 @@ inline std::vector<gemm::Problem> small_cases() {
         make(31, 29, 37, 40, 33, 30, 0.5f, -2.0f),
         make(129, 257, 33, 0, 0, 0, 1.0f, 1.0f),
         // beta = 0, C 16-byte aligned rows (ldc % 4 == 0) but N odd: a store that clips a row's
-        // end to 16 bytes writes padding (chapter 13's TMA stores did, graded on the H200).
+        // end to 16 bytes writes padding (chapter 15's TMA stores did, graded on the H200).
         make(53, 155, 137, 144, 159, 160, -0.5f, 0.0f),
     };
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Which call chapters 12-13 compiled in to find cuTensorMapEncodeTiled in the driver.
+"""Which call chapters 13-15 compiled in to find cuTensorMapEncodeTiled in the driver.
 
-Usage: entry_point_test.py FALLBACK_BINARY CHAPTER_13_BINARY NVCC_VERSION
+Usage: entry_point_test.py FALLBACK_BINARY CHAPTER_15_BINARY NVCC_VERSION
 
-cudaGetDriverEntryPointByVersion exists from CUDA 12.5; chapter 12's header falls back to
+cudaGetDriverEntryPointByVersion exists from CUDA 12.5; common/device/sm90.cuh falls back to
 cudaGetDriverEntryPoint below that, or when GEMM_FORCE_DRIVER_ENTRY_POINT_FALLBACK is defined.
-FALLBACK_BINARY is chapter 13 built with that define (tests/meson.build), so the path of CUDA
+FALLBACK_BINARY is chapter 15 built with that define (tests/meson.build), so the path of CUDA
 12.0-12.4 compiles on every toolkit. GEMM_CUDA_CHECK keeps the text of the call it checks for its
 error message, so each binary holds the text of the call it makes; both are read here.
 Exit: 0 pass, 1 fail.
@@ -44,7 +44,7 @@ if found != expected:
 for f in failures:
     print("FAIL:", f)
 if not failures:
-    print(f"nvcc {nvcc_version}, sm_90a: chapter 13 built with the CUDA < 12.5 fallback "
+    print(f"nvcc {nvcc_version}, sm_90a: chapter 15 built with the CUDA < 12.5 fallback "
           f"(cudaGetDriverEntryPoint, forced) and as shipped "
           f"({'cudaGetDriverEntryPointByVersion' if new_toolkit else 'cudaGetDriverEntryPoint'})")
 sys.exit(1 if failures else 0)

@@ -6,7 +6,7 @@
 #include <doctest/doctest.h>
 
 #ifdef GEMM_TEST_HOPPER
-#include "13_wgmma_persistent/kernel.cuh"
+#include "15_wgmma_persistent/kernel.cuh"
 #else
 #include "11_mma_ldmatrix/kernel.cuh"
 #endif
@@ -18,18 +18,21 @@ using gemm_tests::check_misaligned_views;
 
 #ifdef GEMM_TEST_HOPPER
 TEST_SUITE("hopper configurations") {
-    // The steps of chapter 13's table are kernels of their own: each must be right too.
-    TEST_CASE("13_wgmma_persistent, one block per tile") {
-        check_chapter(ch13::gemm_cfg<ch13::configs::single>, true);
+    // The steps of chapter 15's table are kernels of their own: each must be right too.
+    TEST_CASE("15_wgmma_persistent, one block per tile") {
+        check_chapter(ch15::gemm_cfg<ch15::configs::single>, true);
     }
-    TEST_CASE("13_wgmma_persistent, persistent without clusters") {
-        check_chapter(ch13::gemm_cfg<ch13::configs::persistent>, true);
+    TEST_CASE("15_wgmma_persistent, one block per tile, nothing left in flight") {
+        check_chapter(ch15::gemm_cfg<ch15::configs::single_wait0>, true);
     }
-    TEST_CASE("13_wgmma_persistent, clusters without persistence") {
-        check_chapter(ch13::gemm_cfg<ch13::configs::cluster2>, true);
+    TEST_CASE("15_wgmma_persistent, persistent without clusters") {
+        check_chapter(ch15::gemm_cfg<ch15::configs::persistent>, true);
     }
-    TEST_CASE("13_wgmma_persistent, persistent clusters, C stored from registers") {
-        check_chapter(ch13::gemm_cfg<ch13::configs::persistent_cluster2>, true);
+    TEST_CASE("15_wgmma_persistent, clusters without persistence") {
+        check_chapter(ch15::gemm_cfg<ch15::configs::cluster2>, true);
+    }
+    TEST_CASE("15_wgmma_persistent, persistent clusters, C stored from registers") {
+        check_chapter(ch15::gemm_cfg<ch15::configs::persistent_cluster2>, true);
     }
 }
 #else

@@ -3,7 +3,7 @@
 // loop: no copies, no barriers. Built for sm_90a alone (tools/meson.build); runs on 9.0 only.
 // One block per SM (128 accumulators per thread): two warpgroups, each with its own (64, 64) tile
 // of A and the shared (256, 64) tile of B^T, both K-major with the 128-byte swizzle, the layout the
-// TMA of chapters 12-13 writes. A loop step is the four wgmmas of the 64-deep tile, one commit.
+// TMA of chapters 12-15 writes. A loop step is the four wgmmas of the 64-deep tile, one commit.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 

@@ -61,10 +61,10 @@ if has bench; then
 fi
 
 if has flush; then
-    log "L2 flush: chapters 10 and 13 against cuBLAS with and without L2 written over before each run"
+    log "L2 flush: chapters 10 and 15 against cuBLAS with and without L2 written over before each run"
     for f in on off; do
         mkdir -p "$OUT/flush/$f"
-        for ch in 07_cuda_warp_tiled 10_wmma_double_buffered 13_wgmma_persistent; do
+        for ch in 07_cuda_warp_tiled 10_wmma_double_buffered 15_wgmma_persistent; do
             "build/chapters/$ch" --sizes 512,1024,2048,4096,8192 --l2-flush $f --check off \
                 --out "$OUT/flush/$f" > "$OUT/flush/${ch}_$f.txt" 2>&1
             echo "$ch --l2-flush $f exit $?"; grep -E "^[0-9]+ " "$OUT/flush/${ch}_$f.txt"
@@ -73,10 +73,10 @@ if has flush; then
 fi
 
 if has repeat; then
-    log "separate processes of chapters 07 and 13 at 4096 and 8192 (the honesty bar: three runs)"
+    log "separate processes of chapters 07 and 15 at 4096 and 8192 (the honesty bar: three runs)"
     for i in 1 2 3; do
         mkdir -p "$OUT/repeat/run$i"
-        for ch in 07_cuda_warp_tiled 13_wgmma_persistent; do
+        for ch in 07_cuda_warp_tiled 15_wgmma_persistent; do
             "build/chapters/$ch" --sizes 4096,8192 --out "$OUT/repeat/run$i" \
                 > "$OUT/repeat/run$i/$ch.txt" 2>&1
             echo "run $i $ch exit $?"; grep -E "^[0-9]+ |slowed" "$OUT/repeat/run$i/$ch.txt"
@@ -97,7 +97,7 @@ if has tune && [ -x build/tools/tune ]; then
 fi
 
 if has tune_hopper && [ -x build/tools/tune_hopper ]; then
-    log "chapter 12 and the steps of chapter 13's table"
+    log "chapters 12-14 and the steps of chapter 15's table"
     build/tools/tune_hopper --sizes 2048,4096,8192,16384 --reps 30 --out "$OUT/tune_hopper" > "$OUT/tune_hopper.txt" 2>&1
     grep -E "^== |^2048|^4096|^8192|^16384" "$OUT/tune_hopper.txt"
 fi
@@ -138,7 +138,7 @@ if has ablation && [ -x build/tools/ablation ]; then
         under_smi "$probe" env GEMM_ABLATION_ONLY=$probe build/tools/ablation --sizes 8192 \
             --reps 1500 --warmup 5 --no-baseline --check off --out /tmp/ablation
     done
-    for ch in 10_wmma_double_buffered 13_wgmma_persistent; do
+    for ch in 10_wmma_double_buffered 15_wgmma_persistent; do
         [ -x "build/chapters/$ch" ] && under_smi "${ch:0:2}" "build/chapters/$ch" --sizes 8192 \
             --reps 1500 --warmup 5 --no-baseline --check off --out /tmp/ablation
     done

@@ -311,7 +311,7 @@ class Chapter:
             own = includes(strip_comments(f.read()))
         self.allowed_includes = set(SAFE_GPU if self.gpu else SAFE_CPU) | set(own)
         # The instructor's headers a kernel may include: those its own kernel file includes, from
-        # common/ or chapters/ (13 builds on 12), copied into the build's include folder.
+        # common/ (common/device/ too) or chapters/, copied into the build's include folder.
         quoted = [i.strip('"') for i in self.allowed_includes if i.startswith('"')]
         self.headers = project_headers(quoted, [os.path.join(ROOT, "common"), os.path.join(ROOT, "chapters")])
         ns = ["-DGRADE_NS=ch%02d" % num]

@@ -55,15 +55,21 @@ NAPKIN = {
     "09_wmma_smem": ("tile", 128, 128),  # b128x128_k64_w4
     "10_wmma_double_buffered": ("tile", 128, 256),  # b128x256_k64_s3 (sm_80 on; sm_75: 128x128)
     "11_mma_ldmatrix": ("tile", 128, 256),  # b128x256_k64_s3 (as chapter 10)
-    "12_wgmma_tma": ("tile", 128, 256),  # BM, BN = 128, 256
-    "13_wgmma_persistent": ("tile", 256, 256),  # 128-row tiles in clusters of 2 sharing B
+    "12_wgmma": ("tile", 128, 256),  # BM, BN = 128, 256
+    "13_tma_mbarrier": ("tile", 128, 256),
+    "14_warp_specialized": ("tile", 128, 256),
+    "15_wgmma_persistent": ("tile", 256, 256),  # 128-row tiles in clusters of 2 sharing B
+    # Chapters 14 and 15 under their names before issue 19, in the committed plots/h100, plots/h200.
+    "12_wgmma_tma": ("tile", 128, 256),
+    "13_wgmma_persistent": ("tile", 256, 256),
 }
 
 
-# Chapters' colours: matplotlib's tab10, then four darker ones (greys and black are the
+# Chapters' colours: matplotlib's tab10, then six darker ones (greys and black are the
 # yardsticks' and the roofs').
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-           "#bcbd22", "#17becf", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd"]
+           "#bcbd22", "#17becf", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd",
+           "#8c6d31", "#5254a3"]
 
 
 class InputError(Exception):

@@ -2,13 +2,16 @@
 // the chapters (same checks, same timing, cuBLAS in the same run), one CSV per candidate.
 //   build/tools/tune --sizes 4096,8192 --out results/tune [any chapter option]
 // The defaults the chapters use were chosen from this tool's output on the H100 (see
-// docs/tuning.md). Built a second time as tune_hopper (GEMM_TUNE_HOPPER, sm_90a only): chapter 12
-// and the steps of chapter 13's table.
+// docs/tuning.md). Built a second time as tune_hopper (GEMM_TUNE_HOPPER, sm_90a only): chapters
+// 12-14 and the steps of chapter 15's table.
 #include <cstdlib>
 #include <string>
 
 #ifdef GEMM_TUNE_HOPPER
-#include "13_wgmma_persistent/kernel.cuh"
+#include "12_wgmma/kernel.cuh"
+#include "13_tma_mbarrier/kernel.cuh"
+#include "14_warp_specialized/kernel.cuh"
+#include "15_wgmma_persistent/kernel.cuh"
 #else
 #include "06_cuda_register_tiled/kernel.cuh"
 #include "07_cuda_warp_tiled/kernel.cuh"
@@ -40,13 +43,16 @@ void candidate(int argc, char** argv, const std::string& id, Fn fn) {
 
 int main(int argc, char** argv) {
 #ifdef GEMM_TUNE_HOPPER
-    namespace c13 = ch13::configs;
-    candidate(argc, argv, "12_wgmma_tma", ch12::gemm);
-    candidate(argc, argv, "13_single", ch13::gemm_cfg<c13::single>);
-    candidate(argc, argv, "13_persistent", ch13::gemm_cfg<c13::persistent>);
-    candidate(argc, argv, "13_cluster2", ch13::gemm_cfg<c13::cluster2>);
-    candidate(argc, argv, "13_persistent_cluster2", ch13::gemm_cfg<c13::persistent_cluster2>);
-    candidate(argc, argv, "13_persistent_cluster2_tma_store", ch13::gemm_cfg<c13::best>);
+    namespace c15 = ch15::configs;
+    candidate(argc, argv, "12_wgmma", ch12::gemm);
+    candidate(argc, argv, "13_tma_mbarrier", ch13::gemm);
+    candidate(argc, argv, "14_warp_specialized", ch14::gemm);
+    candidate(argc, argv, "15_single", ch15::gemm_cfg<c15::single>);
+    candidate(argc, argv, "15_single_wait0", ch15::gemm_cfg<c15::single_wait0>);
+    candidate(argc, argv, "15_persistent", ch15::gemm_cfg<c15::persistent>);
+    candidate(argc, argv, "15_cluster2", ch15::gemm_cfg<c15::cluster2>);
+    candidate(argc, argv, "15_persistent_cluster2", ch15::gemm_cfg<c15::persistent_cluster2>);
+    candidate(argc, argv, "15_persistent_cluster2_tma_store", ch15::gemm_cfg<c15::best>);
 #else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;

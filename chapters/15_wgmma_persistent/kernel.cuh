@@ -1,38 +1,54 @@
-// Chapter 13: chapter 12's pipeline made persistent and clustered, to go past cuBLAS on the H100.
-// New vs chapter 12 (whose PTX wrappers, tensor maps, epilogue and fallbacks this file reuses): one
-// block per SM walks many output tiles (persistent), so the producer loads the next tile while the
-// consumers finish this one; clusters of two blocks share the B tile, each copying half of it with
-// TMA multicast into both blocks' shared memory (the "empty" barriers count both blocks' consumers);
-// C leaves through shared memory and TMA stores, so its writes overlap the next tile's math.
+// Chapter 15: chapter 14's pipeline made persistent and clustered, to go past cuBLAS on the H100.
+// New vs chapter 14: one block per SM walks many output tiles (persistent), so the producer loads
+// the next tile while the consumers finish this one; clusters of two blocks share the B tile, each
+// copying half of it with TMA multicast into both blocks' shared memory (the "empty" barriers
+// count both blocks' consumers); C leaves through shared memory and TMA stores, so its writes
+// overlap the next tile's math; one k-tile of wgmmas stays in flight (wait_group 1).
 // Napkin math: L2 -> SM bytes 2*M*N*K*(1/BN + 1/(2*BM)) = 1.07 GB at 4096^3, a third under chapter
-// 12's 1.61 GB (B is two thirds of it, and halved); the register epilogue, 128 KB of C per tile,
+// 14's 1.61 GB (B is two thirds of it, and halved); the register epilogue, 128 KB of C per tile,
 // cost 6-11% of the time (measured, README).
-// Preconditions: as chapter 12 (compute capability 9.0; unaligned operands are padded first).
+// Preconditions: as chapter 14 (compute capability 9.0; unaligned operands are padded first).
 #pragma once
 
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
 #include <algorithm>
+#include <cstdint>
 
-#include "12_wgmma_tma/kernel.cuh"  // chapters/ is on the include path
+#include "cuda_check.cuh"
+#include "device/aligned_operands.cuh"
+#include "device/sm90.cuh"
+#include "device/wgmma_epilogue.cuh"
 
-namespace ch13 {
+namespace ch15 {
 
-using ch12::BK;
-using ch12::BN;
-using ch12::STAGES;
-using ch12::WG;
+using namespace sm90;
+
+constexpr int BN = 256, BK = 64;           // block tile columns and depth; BM is the Config's
+constexpr int STAGES = 4;                  // tiles in flight
+constexpr int WG = 128;                    // threads per warpgroup
+constexpr int WGMMA_M = 64, WGMMA_K = 16;  // one wgmma: (64, 16) x (16, BN)
+constexpr int B_BOX = 64;                  // columns of B per TMA box: 64 halves = 128 bytes
+constexpr int B_STAGE = BK * BN;           // halves of B per stage
+constexpr int ACC = WGMMA_ACC;  // fp32 accumulators per consumer thread: (64, BN) / 128 threads
+static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
+static_assert(BN == 256 && BK % WGMMA_K == 0, "one m64n256k16 per 16-deep step");
 
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile. PERSISTENT: one block per SM
-// looping over tiles (else one block per tile, as in chapter 12). STORE_TMA: the epilogue writes C
-// through shared memory and TMA stores (else straight from registers, as in chapter 12). CONSUMERS
+// looping over tiles (else one block per tile, as in chapter 14). STORE_TMA: the epilogue writes C
+// through shared memory and TMA stores (else straight from registers, as in chapter 14). CONSUMERS
 // warpgroups of 64 rows make the block tile BM = 64 * CONSUMERS high. GROUP_M: cluster rows walked
-// together.
-template <int CLUSTER_, bool PERSISTENT_, bool STORE_TMA_, int CONSUMERS_ = 2, int GROUP_M_ = 8>
+// together. IN_FLIGHT: k-tiles of wgmmas a consumer leaves running (1; 0 is chapter 14's loop).
+template <int CLUSTER_, bool PERSISTENT_, bool STORE_TMA_, int CONSUMERS_ = 2, int GROUP_M_ = 8,
+          int IN_FLIGHT_ = 1>
 struct Config {
     static constexpr int CLUSTER = CLUSTER_, CONSUMERS = CONSUMERS_, GROUP_M = GROUP_M_;
+    static constexpr int IN_FLIGHT = IN_FLIGHT_;
     static constexpr bool PERSISTENT = PERSISTENT_, STORE_TMA = STORE_TMA_;
-    static constexpr int BM = ch12::WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
+    static constexpr int BM = WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
     static constexpr int A_STAGE = BM * BK;  // halves
-    static constexpr int STAGE_BYTES = (A_STAGE + ch12::B_STAGE) * int(sizeof(__half));
+    static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * int(sizeof(__half));
     // C goes out in TMA boxes of (64, 32) floats (32 floats: one 128-byte swizzle row), through two
     // buffers per consumer.
     static constexpr int C_BOX = 32, C_CHUNK_BYTES = 2 * 64 * C_BOX * int(sizeof(float));
@@ -41,107 +57,37 @@ struct Config {
     // Registers per thread after setmaxnreg: the consumers take what the producer gives up, within
     // the 64K of the SM (multiples of 8).
     static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
-    static_assert(CONSUMERS == 2,
-                  "three consumers (192-row tiles) take 512 threads, which start with 128 registers "
-                  "each: ptxas cannot fit wgmma's 128 accumulators in that");
-    static constexpr int B_PART = BN / ch12::B_BOX / CLUSTER;  // B boxes each block copies
-    static_assert(CLUSTER >= 1 && (BN / ch12::B_BOX) % CLUSTER == 0,
+    static_assert(
+        CONSUMERS == 2,
+        "three consumers (192-row tiles) take 512 threads, which start with 128 registers "
+        "each: ptxas cannot fit wgmma's 128 accumulators in that");
+    static constexpr int B_PART = BN / B_BOX / CLUSTER;  // B boxes each block copies
+    static_assert(CLUSTER >= 1 && (BN / B_BOX) % CLUSTER == 0,
                   "the cluster's blocks split B's boxes evenly");
     static_assert(WG * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536, "the register file");
+    static_assert(IN_FLIGHT == 0 || IN_FLIGHT == 1, "all done, or one k-tile left running");
 };
-namespace configs {  // the steps of the README's table
-using single = Config<1, false, false>;                // chapter 12's schedule
-using persistent = Config<1, true, false>;             // one block per SM
-using cluster2 = Config<2, false, false>;              // B multicast to a pair, a block per tile
-using persistent_cluster2 = Config<2, true, false>;    // both
-using best = Config<2, true, true>;                    // both, and C through TMA stores
+namespace configs {                                  // the steps of the README's table
+using single = Config<1, false, false>;              // chapter 14's schedule
+using persistent = Config<1, true, false>;           // one block per SM
+using cluster2 = Config<2, false, false>;            // B multicast to a pair, a block per tile
+using persistent_cluster2 = Config<2, true, false>;  // both
+using best = Config<2, true, true>;                  // both, and C through TMA stores
+// Not a step: `single` with chapter 14's consumer loop (wait_group 0, release at once), to tell
+// what `single` loses against chapter 14 (README).
+using single_wait0 = Config<1, false, false, 2, 8, 0>;
 }  // namespace configs
-
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define CH13_SM90A 1
-#endif
-
-__device__ inline unsigned cluster_rank() {
-    unsigned r = 0;
-#ifdef CH13_SM90A
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-#endif
-    return r;
-}
-// Every thread of every block of the cluster gets here before any goes on: release/acquire
-// orders the shared-memory writes (barrier initialisation, remote arrivals) around it.
-__device__ inline void cluster_sync() {
-#ifdef CH13_SM90A
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
-                     : "memory");
-#endif
-}
-// Arrives on the barrier at the same shared-memory offset in block `rank` of this cluster.
-__device__ inline void mbar_arrive_cluster(uint64_t* bar, unsigned rank) {
-#ifdef CH13_SM90A
-    asm volatile(
-        "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-        " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(
-            ch12::smem_u32(bar)),
-        "r"(rank)
-        : "memory");
-#endif
-}
-// A TMA copy whose box lands at the same offset in every block of `mask` and is counted on each
-// one's barrier at the offset of `bar`.
-__device__ inline void tma_load_multicast(void* dst, const CUtensorMap* map, int x, int y,
-                                          uint64_t* bar, uint16_t mask) {
-#ifdef CH13_SM90A
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(ch12::smem_u32(dst)),
-        "l"(map), "r"(x), "r"(y), "r"(ch12::smem_u32(bar)), "h"(mask)
-        : "memory");
-#endif
-}
-
-// The TMA store of one box of C from shared memory, into the bulk-async group of this thread.
-__device__ inline void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
-#ifdef CH13_SM90A
-    asm volatile(
-        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map),
-        "r"(x), "r"(y), "r"(ch12::smem_u32(src))
-        : "memory");
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-#endif
-}
-// Waits until at most PENDING of this thread's TMA stores may still read shared memory
-// (READ_ONLY) or may still be writing global memory.
-template <int PENDING, bool READ_ONLY>
-__device__ inline void tma_store_wait() {
-#ifdef CH13_SM90A
-    if constexpr (READ_ONLY)
-        asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(PENDING) : "memory");
-    else
-        asm volatile("cp.async.bulk.wait_group %0;" ::"n"(PENDING) : "memory");
-#endif
-}
-// Ordinary shared-memory writes become visible to the copy engine (the async proxy).
-__device__ inline void fence_proxy_async() {
-#ifdef CH13_SM90A
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-// A barrier for the `count` threads that use barrier number `id` (1..15; 0 is __syncthreads).
-__device__ inline void named_sync(int id, int count) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-}
 
 // The epilogue through TMA (beta == 0): this warpgroup's (64, BN) tile goes out in (64, 32) boxes.
 // Each box is written to one of two shared-memory buffers in the TMA's 128-byte swizzle, then one
 // thread hands it to the copy engine and the warpgroup fills the other buffer: the writes to global
 // memory overlap the next box and the next tile's math. Thread t writes the elements it holds (see
-// chapter 12's store_tile) at row r, column c of a box: 16-byte chunk c / 4 of the 128-byte row
-// goes to chunk (c / 4) ^ (r % 8), so that the 8 rows of a warp's write hit different banks.
+// common/device/wgmma_epilogue.cuh) at row r, column c of a box: 16-byte chunk c / 4 of the
+// 128-byte row goes to chunk (c / 4) ^ (r % 8), so that the 8 rows of a warp's write hit different
+// banks.
 template <class Cfg>
-__device__ inline void store_tile_tma(const float (&d)[ch12::ACC], float* Cs,
-                                      const CUtensorMap* map_c, int m0, int n0, float alpha,
-                                      int wg, int tid) {
+__device__ inline void store_tile_tma(const float (&d)[ACC], float* Cs, const CUtensorMap* map_c,
+                                      int m0, int n0, float alpha, int wg, int tid) {
     constexpr int BOX = Cfg::C_BOX;  // columns per box: 32 floats = one 128-byte swizzle row
     const int warp = tid / 32, lane = tid % 32;
 #pragma unroll
@@ -152,7 +98,7 @@ __device__ inline void store_tile_tma(const float (&d)[ch12::ACC], float* Cs,
         named_sync(wg, WG);
 #pragma unroll
         for (int jj = 0; jj < BOX / 8; ++jj) {
-            const int j = q * BOX / 8 + jj;              // the 8-column group of d
+            const int j = q * BOX / 8 + jj;             // the 8-column group of d
             const int chunk = 2 * jj + (lane % 4) / 2;  // of the element pair in its 128-byte row
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
@@ -164,7 +110,8 @@ __device__ inline void store_tile_tma(const float (&d)[ch12::ACC], float* Cs,
         }
         fence_proxy_async();  // each thread's writes, before the copy engine reads them
         named_sync(wg, WG);
-        if (tid == 0) tma_store(map_c, buf, n0 + q * BOX, m0);  // rows past M, columns past N: not written
+        if (tid == 0)
+            tma_store(map_c, buf, n0 + q * BOX, m0);  // rows past M, columns past N: not written
     }
 }
 
@@ -193,11 +140,11 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                       const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
                       float beta, float* C, int ldc, bool vec_c, bool tma_c) {
-#ifdef CH13_SM90A
-    using namespace ch12;
     constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM;
     constexpr int A_STAGE = Cfg::A_STAGE;
     extern __shared__ unsigned char smem_raw[];
+    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
+    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
     __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, BM, BK), swizzled
@@ -210,21 +157,23 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
     const TileOrder<Cfg> order{(M + CLUSTER * BM - 1) / (CLUSTER * BM), (N + BN - 1) / BN};
     const int tiles = order.tiles_m * order.tiles_n;
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
-    const int first = cluster_id;                        // this cluster's first tile
+    const int first = cluster_id;                         // this cluster's first tile
     const int step = Cfg::PERSISTENT ? clusters : tiles;  // then every clusters-th (persistent)
     const int KT = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], 1);
+            mbar_init(&full[s], 1);  // the producer's arrive (+ the TMA bytes)
             mbar_init(&empty[s], CONSUMERS * 4 * CLUSTER);  // every consumer warp of the cluster
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        fence_barrier_init();  // the copy engine and the cluster's other block see them
     }
     // The barriers of every block of the cluster exist before anyone copies into or arrives on
     // them.
-    if constexpr (CLUSTER > 1) cluster_sync();
-    else __syncthreads();
+    if constexpr (CLUSTER > 1)
+        cluster_sync();
+    else
+        __syncthreads();
 
     if (wg == 0) {
         setmaxnreg_dec<Cfg::PRODUCER_REGS>();
@@ -238,7 +187,8 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 for (int kt = 0; kt < KT; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);  // its A, and B from everyone
+                    // Its A, and all of B's boxes, its own and those its partner multicasts.
+                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
                     tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);
 #pragma unroll
                     for (int p = 0; p < Cfg::B_PART; ++p) {  // this block's share of B's boxes
@@ -256,7 +206,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
         __syncwarp();  // lane 0 rejoins its warp before the cluster barrier at the end
     } else {
         setmaxnreg_inc<Cfg::CONSUMER_REGS>();
-        const int row0 = (wg - 1) * WGMMA_M;
+        const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
         const int warp = tid / 32, lane = tid % 32;
         // Stage s is free again once every consumer warp of the cluster says so: its copies came
         // from every block's producer.
@@ -273,28 +223,34 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
         for (int t = first; t < tiles; t += step) {
             int m0, n0;
             order.origin(t, rank, m0, n0);
-            float d[ACC];
+            float d[ACC];  // (64, BN) of C: this warpgroup's rows, in wgmma's register layout
 #pragma unroll
             for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
             for (int kt = 0; kt < KT; ++kt, ++it) {
                 const int s = it % STAGES;
-                mbar_wait(&full[s], (it / STAGES) & 1);
-                const __half* a = As + s * A_STAGE + row0 * BK;
-                const __half* b = Bs + s * B_STAGE;
-                wgmma_fence();
+                mbar_wait(&full[s], (it / STAGES) & 1);          // k-tile kt has landed in stage s
+                const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
+                const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
+                wgmma_fence();  // the accumulators were written by ordinary instructions before
 #pragma unroll
                 for (int kk = 0; kk < BK / WGMMA_K; ++kk)
                     wgmma_m64n256k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                      smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
                 wgmma_commit();
-                // Unlike chapter 12, one k-tile of wgmmas stays in flight: once the previous
+                if constexpr (Cfg::IN_FLIGHT == 0) {  // chapter 14's loop
+                    wgmma_wait<0>();
+                    release(s);
+                    continue;
+                }
+                // Unlike chapter 14, one k-tile of wgmmas stays in flight: once the previous
                 // k-tile's are done, its stage is released while this one's run.
                 wgmma_wait<1>();
                 if (kt > 0) release((it + STAGES - 1) % STAGES);
             }
             wgmma_wait<0>();
-            if (KT > 0) release((it + STAGES - 1) % STAGES);  // the tile's last stage
-            // Epilogue, as in chapter 12; meanwhile the producer is already loading the next tile.
+            // The tile's last stage (already released when nothing was left in flight).
+            if (Cfg::IN_FLIGHT > 0 && KT > 0) release((it + STAGES - 1) % STAGES);
+            // Epilogue, as in chapter 14; meanwhile the producer is already loading the next tile.
             if constexpr (Cfg::STORE_TMA) {
                 if (tma_c) {
                     float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
@@ -310,19 +266,13 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
     }
     // No block may leave while another block of its cluster can still arrive on its barriers.
     if constexpr (CLUSTER > 1) cluster_sync();
-#else
-    (void)map_a, (void)map_b, (void)map_c, (void)M, (void)N, (void)K, (void)alpha, (void)beta,
-        (void)C, (void)ldc, (void)vec_c, (void)tma_c;
-#endif
 }
 
 template <class Cfg>
 inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                      int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    if (M == 0 || N == 0 || K == 0) {  // nothing to write, or C = beta * C: chapter 12 does it
-        ch12::gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
-        return;
-    }
+    if (M == 0 || N == 0) return;                            // nothing to write
+    if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     auto kernel = persistent_kernel<Cfg>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters = [&] {
@@ -341,17 +291,17 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
         GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
         return n;
     }();
-    const ch12::Operand a = ch12::tma_ready(A, M, K, lda, 0, stream);
-    const ch12::Operand b = ch12::tma_ready(B, K, N, ldb, 1, stream);
-    const CUtensorMap map_a = ch12::make_map(a.p, M, K, a.ld, Cfg::BM, BK);
-    const CUtensorMap map_b = ch12::make_map(b.p, K, N, b.ld, BK, ch12::B_BOX);
+    // A and B themselves, or padded copies where a row does not start on 16 bytes.
+    const AlignedOperands ops(A, lda, B, ldb, M, N, K, stream);
+    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
+    const CUtensorMap map_b = make_map(ops.b.p, K, N, ops.b.ld, BK, B_BOX);
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
     // TMA stores overwrite C (beta == 0 only) and need the same alignment as the loads. On the H200
     // they wrote one float past N into C's padding at N = 155, ldc = 160 (as if a row's last 16
     // bytes went out whole), so N % 4 == 0 too.
-    const bool tma_c =
-        Cfg::STORE_TMA && beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && ch12::aligned16(C);
-    const CUtensorMap map_c = tma_c ? ch12::make_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
+    const bool tma_c = Cfg::STORE_TMA && beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
+    const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
     const int tiles =
         ((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM)) * ((N + BN - 1) / BN);
     const int clusters = Cfg::PERSISTENT ? std::min(tiles, resident_clusters) : tiles;
@@ -365,4 +315,4 @@ inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, con
     gemm_cfg<configs::best>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
 }
 
-}  // namespace ch13
+}  // namespace ch15
