@@ -53,11 +53,11 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "06_c128x128x8", ch06::gemm_cfg<c6::c128x128x8>);
     candidate(argc, argv, "06_c128x128x16", ch06::gemm_cfg<c6::c128x128x16>);
     candidate(argc, argv, "06_c128x64x8", ch06::gemm_cfg<c6::c128x64x8>);
+    candidate(argc, argv, "07_c128x128x16", ch07::gemm_cfg<c7::c128x128x16>);
     candidate(argc, argv, "07_c128x128x8", ch07::gemm_cfg<c7::c128x128x8>);
     candidate(argc, argv, "07_c128x256x8", ch07::gemm_cfg<c7::c128x256x8>);
     candidate(argc, argv, "07_c256x128x8", ch07::gemm_cfg<c7::c256x128x8>);
     candidate(argc, argv, "07_c64x64x8", ch07::gemm_cfg<c7::c64x64x8>);
-    candidate(argc, argv, "07_c128x128x8_rowmajor", ch07::gemm_cfg<c7::c128x128x8_rowmajor>);
     namespace c9 = ch09::configs;
     namespace c10 = ch10::configs;
     candidate(argc, argv, "09_b128x128_k32", ch09::gemm_cfg<c9::b128x128_k32>);

@@ -1,0 +1,58 @@
+// Vector I/O: 16-byte loads and stores, and the run-time test that allows them. Taught in
+// chapter 06 (float4, fp32) and chapter 09 (8 halves, fp16); every chapter after takes them here.
+// A vector access needs an aligned address; the chapters check the pointers and leading dimensions
+// on the host and pick the vector or the scalar instance of their kernel (VEC).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gemm::dev {
+
+// Is p a multiple of `bytes` (a power of two)? The host-side half of every vector fast path.
+inline bool aligned(const void* p, std::size_t bytes) {
+    return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+inline bool aligned16(const void* p) { return aligned(p, 16); }
+
+// ---- fp32: one float4 of a row (chapters 06, 07) -------------------------------------------------
+
+// p[0..3] of one row as a float4. Entries at column >= cols, or all four when the row is
+// outside the matrix, are 0 (so edge tiles add nothing). VEC: cols % 4 == 0 and p is 16-byte
+// aligned, so the chunk is wholly inside or wholly outside: one predicated 128-bit load.
+template <bool VEC>
+__device__ __forceinline__ float4 load4(const float* p, bool row_ok, int col, int cols) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (VEC) return (row_ok && col < cols) ? *reinterpret_cast<const float4*>(p) : v;
+    if (!row_ok) return v;
+    if (col + 0 < cols) v.x = p[0];
+    if (col + 1 < cols) v.y = p[1];
+    if (col + 2 < cols) v.z = p[2];
+    if (col + 3 < cols) v.w = p[3];
+    return v;
+}
+
+// p[0..3] = alpha * v + beta * p[0..3], only for columns < cols. beta == 0 never reads C
+// (it may hold garbage: NaN * 0 = NaN).
+template <bool VEC>
+__device__ __forceinline__ void store4(float* p, int col, int cols, float4 v, float alpha,
+                                       float beta) {
+    v = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
+    if (VEC) {  // cols % 4 == 0: the chunk is wholly inside or wholly outside
+        if (col >= cols) return;
+        if (beta != 0.0f) {
+            const float4 c = *reinterpret_cast<const float4*>(p);
+            v = make_float4(v.x + beta * c.x, v.y + beta * c.y, v.z + beta * c.z, v.w + beta * c.w);
+        }
+        *reinterpret_cast<float4*>(p) = v;
+        return;
+    }
+    const float r[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+        if (col + q < cols) p[q] = (beta == 0.0f) ? r[q] : r[q] + beta * p[q];
+}
+
+}  // namespace gemm::dev
