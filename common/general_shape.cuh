@@ -29,8 +29,8 @@ namespace dev {
 // halves, or whose base is not 16-byte aligned, is copied chunk by chunk with scalar loads instead:
 // the 8 halves (r, c..c+7) of a row-major (rows, cols) matrix, zero outside it, stored to the
 // shared address dst. Synchronous: the barrier that publishes the stage publishes these stores too.
-__device__ inline void copy_chunk_scalar(uint32_t dst, const __half* src, int ld, int rows, int cols,
-                                         int r, int c) {
+__device__ inline void copy_chunk_scalar(uint32_t dst, const __half* src, int ld, int rows,
+                                         int cols, int r, int c) {
     alignas(16) __half v[8];
 #pragma unroll
     for (int t = 0; t < 8; ++t)

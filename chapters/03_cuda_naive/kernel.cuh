@@ -35,8 +35,8 @@ static __global__ void __launch_bounds__(BM* BN)
 
 inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                  float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    if (M == 0 || N == 0) return;               // a zero grid dimension is a launch error
-    const dim3 block(BM, BN);                      // x: rows, y: columns
+    if (M == 0 || N == 0) return;  // a zero grid dimension is a launch error
+    const dim3 block(BM, BN);      // x: rows, y: columns
     gemm::for_each_grid_slice(N, BN, [&](long long j0, int n) {  // columns j0 .. j0+n
         const dim3 grid((M + BM - 1) / BM, (n + BN - 1) / BN);
         gemm_kernel<<<grid, block, 0, stream>>>(M, n, K, alpha, A, lda, B + j0, ldb, beta, C + j0,

@@ -34,8 +34,8 @@ static __global__ void __launch_bounds__(BM* BN)
 
 inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                  float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    if (M == 0 || N == 0) return;               // a zero grid dimension is a launch error
-    const dim3 block(BN, BM);                      // x: columns, y: rows
+    if (M == 0 || N == 0) return;  // a zero grid dimension is a launch error
+    const dim3 block(BN, BM);      // x: columns, y: rows
     gemm::for_each_grid_slice(M, BM, [&](long long i0, int m) {  // rows i0 .. i0+m
         const dim3 grid((N + BN - 1) / BN, (m + BM - 1) / BM);
         gemm_kernel<<<grid, block, 0, stream>>>(m, N, K, alpha, A + i0 * lda, lda, B, ldb, beta,

@@ -19,7 +19,7 @@
 namespace ch06 {
 
 using gemm::dev::aligned16;
-using gemm::dev::load4;
+using gemm::dev::load_global;
 using gemm::dev::store4;
 
 template <int BM_, int BN_, int BK_, int TM_, int TN_>
@@ -46,28 +46,6 @@ using c128x64x8 = Config<128, 64, 8, 8, 8>;      // 128 threads: more blocks for
 using c64x64x8 = Config<64, 64, 8, 8, 8>;        // 64 threads
 using Default = c128x128x16;
 }  // namespace configs
-
-// This thread's float4 chunks of the (BM, BK) tile of A and the (BK, BN) tile of B at step k0,
-// global -> registers. Consecutive threads take consecutive chunks of a row: coalesced.
-template <class Cfg, bool VEC>
-static __device__ __forceinline__ void load_global(int M, int N, int K, const float* A, int lda,
-                                                   const float* B, int ldb, int m0, int n0, int k0,
-                                                   float4 (&ra)[Cfg::A_LOADS],
-                                                   float4 (&rb)[Cfg::B_LOADS]) {
-    constexpr int BK = Cfg::BK, BN = Cfg::BN, THREADS = Cfg::THREADS;
-#pragma unroll
-    for (int l = 0; l < Cfg::A_LOADS; ++l) {
-        const int c = threadIdx.x + l * THREADS;                         // chunk of (BM, BK/4)
-        const int row = m0 + c / (BK / 4), col = k0 + c % (BK / 4) * 4;  // in A
-        ra[l] = load4<VEC>(A + (row < M ? row * lda + col : 0), row < M, col, K);
-    }
-#pragma unroll
-    for (int l = 0; l < Cfg::B_LOADS; ++l) {
-        const int c = threadIdx.x + l * THREADS;                         // chunk of (BK, BN/4)
-        const int row = k0 + c / (BN / 4), col = n0 + c % (BN / 4) * 4;  // in B
-        rb[l] = load4<VEC>(B + (row < K ? row * ldb + col : 0), row < K, col, N);
-    }
-}
 
 // Registers -> shared memory. A goes in transposed, As[k][m], so that a thread's TM values
 // for one k are contiguous (float4 reads in the inner loop); B keeps its layout.

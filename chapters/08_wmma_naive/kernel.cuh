@@ -28,7 +28,9 @@ constexpr int BM = WARPS_M * WMMA_M;  // 32 rows of C per block
 constexpr int BN = WARPS_N * WMMA_N;  // 32 columns of C per block
 
 // load_matrix_sync / store_matrix_sync want 256-bit aligned pointers.
-inline bool aligned32(const void* p) { return gemm::dev::aligned(p, 32); }
+inline bool aligned32(const void* p) {
+    return gemm::dev::aligned(p, 32);
+}
 
 // The slow path for one operand tile: copies rows [r0, r0+16) x cols [c0, c0+16) of a row-major
 // (rows, cols) matrix into a dense 16x16 shared tile, zero outside the matrix.

@@ -59,14 +59,14 @@ struct Config {
 
 namespace configs {
 //                                BM   BN  BK  WM  WN stages blocks/SM
-using b128x128_k64_s3 = Config<128, 128, 64, 64, 64, 3, 2>;    // chapter 09's tile, 3 stages, 108 KB
-using b128x128_k32_s4 = Config<128, 128, 32, 64, 64, 4, 2>;    // 4 warps, 2 blocks per SM, 76 KB
-using b128x256_k32_s3 = Config<128, 256, 32, 64, 64, 3, 1>;    // 8 warps of 4x4 fragments, 81 KB
-using b128x256_k32_s4 = Config<128, 256, 32, 64, 64, 4, 1>;    // one more stage in flight, 108 KB
-using b256x128_k32_s3 = Config<256, 128, 32, 64, 64, 3, 1>;    // transposed, 87 KB
-using b128x256_k64_s3 = Config<128, 256, 64, 64, 64, 3, 1>;    // half the barriers per FLOP, 157 KB
-using b128x256_k64_s4 = Config<128, 256, 64, 64, 64, 4, 1>;    // one more stage, 209 KB
-using b256x128_k64_s3 = Config<256, 128, 64, 64, 64, 3, 1>;    // transposed, 163 KB
+using b128x128_k64_s3 = Config<128, 128, 64, 64, 64, 3, 2>;  // chapter 09's tile, 3 stages, 108 KB
+using b128x128_k32_s4 = Config<128, 128, 32, 64, 64, 4, 2>;  // 4 warps, 2 blocks per SM, 76 KB
+using b128x256_k32_s3 = Config<128, 256, 32, 64, 64, 3, 1>;  // 8 warps of 4x4 fragments, 81 KB
+using b128x256_k32_s4 = Config<128, 256, 32, 64, 64, 4, 1>;  // one more stage in flight, 108 KB
+using b256x128_k32_s3 = Config<256, 128, 32, 64, 64, 3, 1>;  // transposed, 87 KB
+using b128x256_k64_s3 = Config<128, 256, 64, 64, 64, 3, 1>;  // half the barriers per FLOP, 157 KB
+using b128x256_k64_s4 = Config<128, 256, 64, 64, 64, 4, 1>;  // one more stage, 209 KB
+using b256x128_k64_s3 = Config<256, 128, 64, 64, 64, 3, 1>;  // transposed, 163 KB
 using b128x256_k128_s2 = Config<128, 256, 128, 64, 64, 2, 1>;  // a barrier per 8 steps, 205 KB
 using b128x128_k32_s2 = Config<128, 128, 32, 64, 32, 2, 1>;    // fits 48 KB: sm_75
 // The default tile in row-major block order, to measure what the grouped order buys.
@@ -117,8 +117,8 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const uint32_t Bs_s = static_cast<uint32_t>(__cvta_generic_to_shared(Bs));
 
     const int tid = threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const gemm::dev::TileOrigin tile = gemm::dev::grouped_tile(blockIdx.x, M, N, BM, BN,
-                                                               Cfg::GROUP_M);
+    const gemm::dev::TileOrigin tile =
+        gemm::dev::grouped_tile(blockIdx.x, M, N, BM, BN, Cfg::GROUP_M);
     const int m0 = tile.m0, n0 = tile.n0;  // first row and column of the block tile
     const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N;  // this warp's tile in the block
 
@@ -188,10 +188,10 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     // More than 48 KB of dynamic shared memory must be opted into, once per kernel.
     static const bool opted_in = [] {
         constexpr auto attr = cudaFuncAttributeMaxDynamicSharedMemorySize;
-        GEMM_CUDA_CHECK(cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, true>, attr,
-                                             Cfg::SMEM_BYTES));
-        GEMM_CUDA_CHECK(cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, false>, attr,
-                                             Cfg::SMEM_BYTES));
+        GEMM_CUDA_CHECK(
+            cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, true>, attr, Cfg::SMEM_BYTES));
+        GEMM_CUDA_CHECK(
+            cudaFuncSetAttribute(wmma_pipelined_kernel<Cfg, false>, attr, Cfg::SMEM_BYTES));
         return true;
     }();
     (void)opted_in;
@@ -203,16 +203,10 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The largest default configuration that this device's shared memory takes (looked up once).
+// The largest default configuration that this device's shared memory takes.
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    static const int smem_optin = [] {
-        int device = 0, bytes = 0;
-        GEMM_CUDA_CHECK(cudaGetDevice(&device));
-        GEMM_CUDA_CHECK(
-            cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        return bytes;
-    }();
+    const int smem_optin = gemm::dev::smem_optin_bytes();
     // BK = 64 only with cp.async: its scalar-copy instance (misaligned A or B) spills.
     const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);
     if (vec && smem_optin >= configs::b128x256_k64_s3::SMEM_BYTES)  // sm_80, sm_90: 163, 227 KB

@@ -321,16 +321,10 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The largest default configuration that this device's shared memory takes (looked up once).
+// The largest default configuration that this device's shared memory takes.
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    static const int smem_optin = [] {
-        int device = 0, bytes = 0;
-        GEMM_CUDA_CHECK(cudaGetDevice(&device));
-        GEMM_CUDA_CHECK(
-            cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        return bytes;
-    }();
+    const int smem_optin = gemm::dev::smem_optin_bytes();
     // With scalar copies (misaligned A/B) a 64x64 warp tile would spill: the 64x32 warp tiles of
     // the small config instead, as on sm_75 (64 KB).
     const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);

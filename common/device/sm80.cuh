@@ -10,7 +10,23 @@
 
 #include <cstdint>
 
+#include "cuda_check.cuh"
+
 namespace gemm::dev {
+
+// The most dynamic shared memory one block of the current device may opt into (looked up once):
+// what decides which of a chapter's pipelines fits (sm_75: 64 KB, sm_86/89: 99, sm_80: 163,
+// sm_90: 227).
+inline int smem_optin_bytes() {
+    static const int bytes = [] {
+        int device = 0, b = 0;
+        GEMM_CUDA_CHECK(cudaGetDevice(&device));
+        GEMM_CUDA_CHECK(
+            cudaDeviceGetAttribute(&b, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        return b;
+    }();
+    return bytes;
+}
 
 // cp.async's cache operator: .ca keeps the line in L1 as well, .cg goes to L2 only.
 enum class CpAsync { ca, cg };

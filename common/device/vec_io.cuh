@@ -15,9 +15,12 @@ namespace gemm::dev {
 inline bool aligned(const void* p, std::size_t bytes) {
     return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
-inline bool aligned16(const void* p) { return aligned(p, 16); }
+inline bool aligned16(const void* p) {
+    return aligned(p, 16);
+}
 
-// ---- fp32: one float4 of a row (chapters 06, 07) -------------------------------------------------
+// ---- fp32: one float4 of a row (chapters 06, 07)
+// -------------------------------------------------
 
 // p[0..3] of one row as a float4. Entries at column >= cols, or all four when the row is
 // outside the matrix, are 0 (so edge tiles add nothing). VEC: cols % 4 == 0 and p is 16-byte
@@ -53,6 +56,29 @@ __device__ __forceinline__ void store4(float* p, int col, int cols, float4 v, fl
 #pragma unroll
     for (int q = 0; q < 4; ++q)
         if (col + q < cols) p[q] = (beta == 0.0f) ? r[q] : r[q] + beta * p[q];
+}
+
+// This thread's float4 chunks of the (BM, BK) tile of A and the (BK, BN) tile of B at step k0,
+// global -> registers. Consecutive threads take consecutive chunks of a row: coalesced.
+// Cfg provides BK, BN, THREADS, A_LOADS = BM*BK/4/THREADS and B_LOADS = BK*BN/4/THREADS.
+template <class Cfg, bool VEC>
+__device__ __forceinline__ void load_global(int M, int N, int K, const float* A, int lda,
+                                            const float* B, int ldb, int m0, int n0, int k0,
+                                            float4 (&ra)[Cfg::A_LOADS],
+                                            float4 (&rb)[Cfg::B_LOADS]) {
+    constexpr int BK = Cfg::BK, BN = Cfg::BN, THREADS = Cfg::THREADS;
+#pragma unroll
+    for (int l = 0; l < Cfg::A_LOADS; ++l) {
+        const int c = threadIdx.x + l * THREADS;                         // chunk of (BM, BK/4)
+        const int row = m0 + c / (BK / 4), col = k0 + c % (BK / 4) * 4;  // in A
+        ra[l] = load4<VEC>(A + (row < M ? row * lda + col : 0), row < M, col, K);
+    }
+#pragma unroll
+    for (int l = 0; l < Cfg::B_LOADS; ++l) {
+        const int c = threadIdx.x + l * THREADS;                         // chunk of (BK, BN/4)
+        const int row = k0 + c / (BN / 4), col = n0 + c % (BN / 4) * 4;  // in B
+        rb[l] = load4<VEC>(B + (row < K ? row * ldb + col : 0), row < K, col, N);
+    }
 }
 
 }  // namespace gemm::dev
