@@ -75,6 +75,8 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "10_b128x256_k128_s2", ch10::gemm_cfg<c10::b128x256_k128_s2>);
     candidate(argc, argv, "10_b256x128_k64_s3", ch10::gemm_cfg<c10::b256x128_k64_s3>);
     candidate(argc, argv, "10_b128x128_k64_s3", ch10::gemm_cfg<c10::b128x128_k64_s3>);
+    candidate(argc, argv, "10_b128x256_k64_s3_rowmajor",
+              ch10::gemm_cfg<c10::b128x256_k64_s3_rowmajor>);
     namespace c11 = ch11::configs;
     candidate(argc, argv, "11_b128x256_k64_s3", ch11::gemm_cfg<c11::b128x256_k64_s3>);
     candidate(argc, argv, "11_b128x256_k64_s4", ch11::gemm_cfg<c11::b128x256_k64_s4>);
