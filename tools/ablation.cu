@@ -42,12 +42,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, 1)
     const uint32_t Bs_s = As_s + STAGES * A_STAGE_BYTES;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N;
-    // The chapter's block order (GROUP_M block rows walked together).
-    const int tiles_m = M / BM, tiles_n = N / BN;
-    const int group = blockIdx.x / (GROUP_M * tiles_n), in_group = blockIdx.x % (GROUP_M * tiles_n);
-    const int group_rows = min(tiles_m - group * GROUP_M, GROUP_M);
-    const int m0 = (group * GROUP_M + in_group % group_rows) * BM;
-    const int n0 = (in_group / group_rows) * BN;
+    // The chapter's block order (GROUP_M tile rows walked together).
+    const gemm::dev::TileOrigin tile = gemm::dev::grouped_tile(blockIdx.x, M, N, BM, BN, GROUP_M);
+    const int m0 = tile.m0, n0 = tile.n0;
     const int KT = K / BK;
     auto copy = [&](int s, int kt, int part) {
         const int k0 = (P == kSameKtile ? 0 : min(kt, KT - 1)) * BK;
@@ -110,7 +107,8 @@ void probe_gemm(int M, int N, int K, float alpha, const __half* A, int lda, cons
                 int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
     const bool whole = M > 0 && N > 0 && K > 0 && M % Cfg::BM == 0 && N % Cfg::BN == 0 &&
                        K % Cfg::BK == 0 && lda % 8 == 0 && ldb % 8 == 0 && ldc % 2 == 0 &&
-                       ch11::aligned16(A) && ch11::aligned16(B) && ch11::aligned8(C);
+                       gemm::dev::aligned16(A) && gemm::dev::aligned16(B) &&
+                       gemm::dev::aligned(C, 8);
     if (!whole || beta != 0.0f) {
         std::fprintf(stderr,
                      "ablation: shape %dx%dx%d: the probes take whole 128x256x64 tiles, aligned "

@@ -26,6 +26,7 @@
 #include "gpu_timing.cuh"
 #include "harness_gpu.cuh"
 #include "runner.hpp"
+#include "sm80.cuh"
 
 namespace {
 
@@ -204,11 +205,7 @@ __global__ void __launch_bounds__(MMA_THREADS) mma_sync_rate(int iters, int ones
         for (int c = 0; c < MMA_CHAINS; ++c) {
             const uint32_t(&x)[4] = a[c % 2];
             const uint32_t(&y)[2] = b[(c / 2) % 2];
-            asm volatile(
-                "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-                "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-                : "r"(x[0]), "r"(x[1]), "r"(x[2]), "r"(x[3]), "r"(y[0]), "r"(y[1]));
+            gemm::dev::mma_16816(acc[c], x, y);
         }
     }
     float s = 0.0f;

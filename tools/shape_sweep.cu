@@ -47,18 +47,23 @@ gemm::TileModel model(Kernel kernel) {
     return {Cfg::BM, Cfg::BN, device_attr(cudaDevAttrMultiProcessorCount), blocks};
 }
 
-// Mirrors ch10::gemm's choice (aligned operands: lda = K and ldb = N multiples of 8).
+// Mirrors ch10::gemm's choice (the tile by shared memory; tight lda = K, ldb = N allow cp.async
+// when they are multiples of 8).
+template <class Cfg>
+gemm::TileModel ch10_model(bool vec) {
+    return vec ? model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, true>)
+               : model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, false>);
+}
 bool ch10_tiles(long long, long long N, long long K, gemm::TileModel& t) {
     namespace c = ch10::configs;
     const bool vec = K % 8 == 0 && N % 8 == 0;
     const int optin = device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     if (vec && optin >= c::b128x256_k64_s3::SMEM_BYTES)
-        t = model<c::b128x256_k64_s3>(ch10::wmma_pipelined_kernel<c::b128x256_k64_s3, true, false>);
+        t = ch10_model<c::b128x256_k64_s3>(vec);
     else if (optin >= c::b128x256_k32_s3::SMEM_BYTES)
-        t = vec ? model<c::b128x256_k32_s3>(ch10::wmma_pipelined_kernel<c::b128x256_k32_s3, true, false>)
-                : model<c::b128x256_k32_s3>(ch10::wmma_pipelined_kernel<c::b128x256_k32_s3, false, false>);
+        t = ch10_model<c::b128x256_k32_s3>(vec);
     else
-        t = model<c::b128x128_k32_s2>(ch10::wmma_pipelined_kernel<c::b128x128_k32_s2, false, false>);
+        t = ch10_model<c::b128x128_k32_s2>(vec);
     return true;
 }
 

@@ -59,11 +59,11 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "06_c128x128x8", ch06::gemm_cfg<c6::c128x128x8>);
     candidate(argc, argv, "06_c128x128x16", ch06::gemm_cfg<c6::c128x128x16>);
     candidate(argc, argv, "06_c128x64x8", ch06::gemm_cfg<c6::c128x64x8>);
+    candidate(argc, argv, "07_c128x128x16", ch07::gemm_cfg<c7::c128x128x16>);
     candidate(argc, argv, "07_c128x128x8", ch07::gemm_cfg<c7::c128x128x8>);
     candidate(argc, argv, "07_c128x256x8", ch07::gemm_cfg<c7::c128x256x8>);
     candidate(argc, argv, "07_c256x128x8", ch07::gemm_cfg<c7::c256x128x8>);
     candidate(argc, argv, "07_c64x64x8", ch07::gemm_cfg<c7::c64x64x8>);
-    candidate(argc, argv, "07_c128x128x8_rowmajor", ch07::gemm_cfg<c7::c128x128x8_rowmajor>);
     namespace c9 = ch09::configs;
     namespace c10 = ch10::configs;
     candidate(argc, argv, "09_b128x128_k32", ch09::gemm_cfg<c9::b128x128_k32>);
@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "10_b128x256_k128_s2", ch10::gemm_cfg<c10::b128x256_k128_s2>);
     candidate(argc, argv, "10_b256x128_k64_s3", ch10::gemm_cfg<c10::b256x128_k64_s3>);
     candidate(argc, argv, "10_b128x128_k64_s3", ch10::gemm_cfg<c10::b128x128_k64_s3>);
+    candidate(argc, argv, "10_b128x256_k64_s3_rowmajor",
+              ch10::gemm_cfg<c10::b128x256_k64_s3_rowmajor>);
     namespace c11 = ch11::configs;
     candidate(argc, argv, "11_b128x256_k64_s3", ch11::gemm_cfg<c11::b128x256_k64_s3>);
     candidate(argc, argv, "11_b128x256_k64_s4", ch11::gemm_cfg<c11::b128x256_k64_s4>);

@@ -4,14 +4,14 @@
 // C, so the 32 threads of a warp read A and write C 32 rows apart (lda/ldc floats) instead of
 // side by side. Chapter 04 swaps two lines and fixes that.
 // Napkin math: 2 loads (8 bytes) per FMA (2 FLOP) -> 0.25 FLOP/byte if nothing were cached.
-// Preconditions: none (gridDim.y <= 65535: a wider C is launched in slices of columns).
+// Preconditions: none (gridDim.y <= 65535: a wider C is launched in slices of columns, by the
+// general-shape layer in common/general_shape.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
-
 #include "cuda_check.cuh"
+#include "general_shape.cuh"
 
 namespace ch03 {
 
@@ -35,16 +35,14 @@ static __global__ void __launch_bounds__(BM* BN)
 
 inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                  float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    if (M == 0 || N == 0) return;               // a zero grid dimension is a launch error
-    const dim3 block(BM, BN);                   // x: rows, y: columns
-    constexpr long long kSlice = 65535LL * BN;  // columns one launch can cover (gridDim.y limit)
-    for (long long j0 = 0; j0 < N; j0 += kSlice) {
-        const int n = int(std::min<long long>(N - j0, kSlice));
+    if (M == 0 || N == 0) return;  // a zero grid dimension is a launch error
+    const dim3 block(BM, BN);      // x: rows, y: columns
+    gemm::for_each_grid_slice(N, BN, [&](long long j0, int n) {  // columns j0 .. j0+n
         const dim3 grid((M + BM - 1) / BM, (n + BN - 1) / BN);
         gemm_kernel<<<grid, block, 0, stream>>>(M, n, K, alpha, A, lda, B + j0, ldb, beta, C + j0,
                                                 ldc);
         GEMM_CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 }  // namespace ch03

@@ -3,14 +3,14 @@
 // consecutive floats of B (one 128-byte line) and write 32 consecutive floats of C, while they
 // all read the same element of A (a broadcast). Same FLOPs, far fewer memory transactions.
 // Napkin math: per warp and k, 1 line of B + 1 broadcast word of A, instead of 32 lines of A.
-// Preconditions: none (gridDim.y <= 65535: a taller C is launched in slices of rows).
+// Preconditions: none (gridDim.y <= 65535: a taller C is launched in slices of rows, by the
+// general-shape layer in common/general_shape.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
-
 #include "cuda_check.cuh"
+#include "general_shape.cuh"
 
 namespace ch04 {
 
@@ -34,16 +34,14 @@ static __global__ void __launch_bounds__(BM* BN)
 
 inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                  float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    if (M == 0 || N == 0) return;               // a zero grid dimension is a launch error
-    const dim3 block(BN, BM);                   // x: columns, y: rows
-    constexpr long long kSlice = 65535LL * BM;  // rows one launch can cover (gridDim.y limit)
-    for (long long i0 = 0; i0 < M; i0 += kSlice) {
-        const int m = int(std::min<long long>(M - i0, kSlice));
+    if (M == 0 || N == 0) return;  // a zero grid dimension is a launch error
+    const dim3 block(BN, BM);      // x: columns, y: rows
+    gemm::for_each_grid_slice(M, BM, [&](long long i0, int m) {  // rows i0 .. i0+m
         const dim3 grid((N + BN - 1) / BN, (m + BM - 1) / BM);
         gemm_kernel<<<grid, block, 0, stream>>>(m, N, K, alpha, A + i0 * lda, lda, B, ldb, beta,
                                                 C + i0 * ldc, ldc);
         GEMM_CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 }  // namespace ch04

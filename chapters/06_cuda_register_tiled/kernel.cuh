@@ -6,18 +6,21 @@
 // Napkin math: smem reads per FMA drop from 2 to (TM+TN)/(TM*TN) = 1/4; global traffic is
 // MNK(1/BM + 1/BN) floats = 32 FLOP/byte at 128x128 (05: 8).
 // Preconditions: none. float4 loads need lda, ldb, ldc, K, N % 4 == 0 and 16-byte aligned
-// pointers: checked at run time, else the same kernel, scalar loads. gridDim.y <= 65535: a
-// taller C is launched in slices of rows.
+// pointers: checked at run time, else the same kernel, scalar loads (load4/store4, in
+// common/device/vec_io.cuh). gridDim.y <= 65535: a taller C is launched in slices of rows.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <cstdint>
-
 #include "cuda_check.cuh"
+#include "general_shape.cuh"
+#include "vec_io.cuh"
 
 namespace ch06 {
+
+using gemm::dev::aligned16;
+using gemm::dev::load_global;
+using gemm::dev::store4;
 
 template <int BM_, int BN_, int BK_, int TM_, int TN_>
 struct Config {
@@ -43,64 +46,6 @@ using c128x64x8 = Config<128, 64, 8, 8, 8>;      // 128 threads: more blocks for
 using c64x64x8 = Config<64, 64, 8, 8, 8>;        // 64 threads
 using Default = c128x128x16;
 }  // namespace configs
-
-// p[0..3] of one row as a float4. Entries at column >= cols, or all four when the row is
-// outside the matrix, are 0 (so edge tiles add nothing). VEC: cols % 4 == 0 and p is 16-byte
-// aligned, so the chunk is wholly inside or wholly outside: one predicated 128-bit load.
-template <bool VEC>
-static __device__ __forceinline__ float4 load4(const float* p, bool row_ok, int col, int cols) {
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (VEC) return (row_ok && col < cols) ? *reinterpret_cast<const float4*>(p) : v;
-    if (!row_ok) return v;
-    if (col + 0 < cols) v.x = p[0];
-    if (col + 1 < cols) v.y = p[1];
-    if (col + 2 < cols) v.z = p[2];
-    if (col + 3 < cols) v.w = p[3];
-    return v;
-}
-
-// p[0..3] = alpha * v + beta * p[0..3], only for columns < cols. beta == 0 never reads C
-// (it may hold garbage: NaN * 0 = NaN).
-template <bool VEC>
-static __device__ __forceinline__ void store4(float* p, int col, int cols, float4 v, float alpha,
-                                              float beta) {
-    v = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
-    if (VEC) {  // cols % 4 == 0: the chunk is wholly inside or wholly outside
-        if (col >= cols) return;
-        if (beta != 0.0f) {
-            const float4 c = *reinterpret_cast<const float4*>(p);
-            v = make_float4(v.x + beta * c.x, v.y + beta * c.y, v.z + beta * c.z, v.w + beta * c.w);
-        }
-        *reinterpret_cast<float4*>(p) = v;
-        return;
-    }
-    const float r[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-        if (col + q < cols) p[q] = (beta == 0.0f) ? r[q] : r[q] + beta * p[q];
-}
-
-// This thread's float4 chunks of the (BM, BK) tile of A and the (BK, BN) tile of B at step k0,
-// global -> registers. Consecutive threads take consecutive chunks of a row: coalesced.
-template <class Cfg, bool VEC>
-static __device__ __forceinline__ void load_global(int M, int N, int K, const float* A, int lda,
-                                                   const float* B, int ldb, int m0, int n0, int k0,
-                                                   float4 (&ra)[Cfg::A_LOADS],
-                                                   float4 (&rb)[Cfg::B_LOADS]) {
-    constexpr int BK = Cfg::BK, BN = Cfg::BN, THREADS = Cfg::THREADS;
-#pragma unroll
-    for (int l = 0; l < Cfg::A_LOADS; ++l) {
-        const int c = threadIdx.x + l * THREADS;                         // chunk of (BM, BK/4)
-        const int row = m0 + c / (BK / 4), col = k0 + c % (BK / 4) * 4;  // in A
-        ra[l] = load4<VEC>(A + (row < M ? row * lda + col : 0), row < M, col, K);
-    }
-#pragma unroll
-    for (int l = 0; l < Cfg::B_LOADS; ++l) {
-        const int c = threadIdx.x + l * THREADS;                         // chunk of (BK, BN/4)
-        const int row = k0 + c / (BN / 4), col = n0 + c % (BN / 4) * 4;  // in B
-        rb[l] = load4<VEC>(B + (row < K ? row * ldb + col : 0), row < K, col, N);
-    }
-}
 
 // Registers -> shared memory. A goes in transposed, As[k][m], so that a thread's TM values
 // for one k are contiguous (float4 reads in the inner loop); B keeps its layout.
@@ -195,10 +140,6 @@ static __global__ void __launch_bounds__(Cfg::THREADS)
     }
 }
 
-inline bool aligned16(const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
-
 // gemm() with an explicit tile configuration (used to sweep configs::* on a new GPU).
 template <class Cfg>
 inline void gemm_cfg(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
@@ -209,9 +150,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const float* A, int lda, 
     const bool vec = lda % 4 == 0 && ldb % 4 == 0 && ldc % 4 == 0 && K % 4 == 0 && N % 4 == 0 &&
                      aligned16(A) && aligned16(B) && aligned16(C);
     const dim3 block(Cfg::THREADS);
-    constexpr long long kSlice = 65535LL * Cfg::BM;  // rows one launch can cover (gridDim.y limit)
-    for (long long i0 = 0; i0 < M; i0 += kSlice) {
-        const int m = int(std::min<long long>(M - i0, kSlice));
+    gemm::for_each_grid_slice(M, Cfg::BM, [&](long long i0, int m) {  // rows i0 .. i0+m
         const dim3 grid((N + Cfg::BN - 1) / Cfg::BN, (m + Cfg::BM - 1) / Cfg::BM);
         const float* Ai = A + i0 * lda;  // a slice starts BM-row aligned: alignment unchanged
         float* Ci = C + i0 * ldc;
@@ -222,7 +161,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const float* A, int lda, 
             gemm_kernel<Cfg, false>
                 <<<grid, block, 0, stream>>>(m, N, K, alpha, Ai, lda, B, ldb, beta, Ci, ldc);
         GEMM_CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 inline void gemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,

@@ -1,25 +1,25 @@
-// Chapter 07: warp tiling, conflict-free shared memory and double buffering.
-// New vs 06: (1) a warp tile level: a warp owns a (WM, WN) tile and its lanes' (TM, TN) tiles
-// are 4x4 sub-blocks strided across it, so each warp-wide float4 read of As/Bs is a broadcast
-// of at most 128 contiguous bytes: no bank conflicts. (2) As rows are padded so the
-// transposed stores hit 32 different banks. (3) Two smem buffers: tile t+1 is fetched into
-// registers while tile t is multiplied, then stored to the other buffer: one barrier per step.
-// Fragments are double-buffered in registers too. (4) Blocks are rasterized in groups of
-// GROUP_M block rows so concurrent blocks share A and B tiles in L2.
-// Napkin math: same global traffic as 06 (32 FLOP/byte at 128x128); now issue-bound: 64 FFMA
-// per 4 LDS.128 per k. Preconditions: none (float4 fast path checked at run time, as in 06).
+// Chapter 07: warp tiling. Chapter 06's kernel, with the threads of a warp arranged to share
+// shared-memory reads. New vs 06: a warp owns a (WM, WN) tile and its lanes' (TM, TN) tiles are
+// 4x4 sub-blocks strided across it, so each warp-wide float4 read of As/Bs is a broadcast or 128
+// contiguous bytes: no bank conflicts. As rows are padded (PAD) so that the transposed stores hit
+// 32 different banks too.
+// Napkin math: same global traffic as 06 (32 FLOP/byte at 128x128), same 64 FFMA per 4 LDS.128
+// per k; what changes is that each LDS.128 costs one wavefront instead of up to four.
+// Preconditions: none (float4 fast path checked at run time, as in 06).
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <cstdint>
-
 #include "cuda_check.cuh"
+#include "vec_io.cuh"
 
 namespace ch07 {
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MIN_BLOCKS_,
-          int GROUP_M_ = 16>
+using gemm::dev::aligned16;
+using gemm::dev::load_global;
+using gemm::dev::store4;
+
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MIN_BLOCKS_>
 struct Config {
     static constexpr int BM = BM_, BN = BN_, BK = BK_;  // block tile (BM, BN), k step BK
     static constexpr int WM = WM_, WN = WN_;            // warp tile (WM, WN)
@@ -30,8 +30,7 @@ struct Config {
     static constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4 chunks of B per thread and step
     static constexpr int PAD = 4;  // As row padding: the transposed stores spread over all banks
     static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // resident blocks per SM (caps registers)
-    static constexpr int GROUP_M = GROUP_M_;        // block rows per rasterization group
-    static constexpr int SMEM_BYTES = 2 * BK * (BM + PAD) * 4 + 2 * BK * BN * 4;
+    static constexpr int SMEM_BYTES = BK * (BM + PAD) * 4 + BK * BN * 4;
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
     static_assert(WM % TM == 0 && WN % TN == 0 && LM * LN == 32, "32 thread tiles per warp tile");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4x4 sub-blocks (float4)");
@@ -47,79 +46,20 @@ struct Config {
 // Candidates for the H100 sweep; gemm() uses Default. All fit sm_75's limits (<= 48 KB smem,
 // <= 64K registers per block), so one choice is valid on every supported GPU.
 namespace configs {
-//                        BM   BN  BK  WM  WN  TM  TN  blocks/SM
-using c128x128x8 = Config<128, 128, 8, 32, 64, 8, 8, 2>;   // 256 threads, <= 128 registers
-using c128x256x8 = Config<128, 256, 8, 64, 64, 8, 16, 1>;  // 256 threads, 128 accumulators
-using c256x128x8 = Config<256, 128, 8, 64, 64, 16, 8, 1>;  // 256 threads, 128 accumulators
-using c64x64x8 = Config<64, 64, 8, 32, 32, 4, 8, 4>;       // 128 threads: small problems
-// c128x128x8 without rasterization (GROUP_M = 1: row-major block order), to measure what it buys.
-using c128x128x8_rowmajor = Config<128, 128, 8, 32, 64, 8, 8, 2, 1>;
-// (128 x 128 x 16 needs 16 staging registers and spills at 128 registers: not a candidate.)
-using Default = c128x128x8;
+//                         BM   BN  BK  WM  WN  TM  TN  blocks/SM
+using c128x128x16 = Config<128, 128, 16, 32, 64, 8, 8, 2>;  // 256 threads, <= 128 registers
+using c128x128x8 = Config<128, 128, 8, 32, 64, 8, 8, 2>;    // twice the barriers per FLOP
+using c128x256x8 = Config<128, 256, 8, 64, 64, 8, 16, 1>;   // 256 threads, 128 accumulators
+using c256x128x8 = Config<256, 128, 8, 64, 64, 16, 8, 1>;   // 256 threads, 128 accumulators
+using c64x64x8 = Config<64, 64, 8, 32, 32, 4, 8, 4>;        // 128 threads: small problems
+using Default = c128x128x16;
 }  // namespace configs
-
-// p[0..3] of one row as a float4. Entries at column >= cols, or all four when the row is
-// outside the matrix, are 0 (so edge tiles add nothing). VEC: cols % 4 == 0 and p is 16-byte
-// aligned, so the chunk is wholly inside or wholly outside: one predicated 128-bit load.
-template <bool VEC>
-static __device__ __forceinline__ float4 load4(const float* p, bool row_ok, int col, int cols) {
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (VEC) return (row_ok && col < cols) ? *reinterpret_cast<const float4*>(p) : v;
-    if (!row_ok) return v;
-    if (col + 0 < cols) v.x = p[0];
-    if (col + 1 < cols) v.y = p[1];
-    if (col + 2 < cols) v.z = p[2];
-    if (col + 3 < cols) v.w = p[3];
-    return v;
-}
-
-// p[0..3] = alpha * v + beta * p[0..3], only for columns < cols. beta == 0 never reads C
-// (it may hold garbage: NaN * 0 = NaN).
-template <bool VEC>
-static __device__ __forceinline__ void store4(float* p, int col, int cols, float4 v, float alpha,
-                                              float beta) {
-    v = make_float4(alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w);
-    if (VEC) {  // cols % 4 == 0: the chunk is wholly inside or wholly outside
-        if (col >= cols) return;
-        if (beta != 0.0f) {
-            const float4 c = *reinterpret_cast<const float4*>(p);
-            v = make_float4(v.x + beta * c.x, v.y + beta * c.y, v.z + beta * c.z, v.w + beta * c.w);
-        }
-        *reinterpret_cast<float4*>(p) = v;
-        return;
-    }
-    const float r[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-        if (col + q < cols) p[q] = (beta == 0.0f) ? r[q] : r[q] + beta * p[q];
-}
-
-// This thread's float4 chunks of the (BM, BK) tile of A and the (BK, BN) tile of B at step k0,
-// global -> registers. Consecutive threads take consecutive chunks of a row: coalesced.
-template <class Cfg, bool VEC>
-static __device__ __forceinline__ void load_global(int M, int N, int K, const float* A, int lda,
-                                                   const float* B, int ldb, int m0, int n0, int k0,
-                                                   float4 (&ra)[Cfg::A_LOADS],
-                                                   float4 (&rb)[Cfg::B_LOADS]) {
-    constexpr int BK = Cfg::BK, BN = Cfg::BN, THREADS = Cfg::THREADS;
-#pragma unroll
-    for (int l = 0; l < Cfg::A_LOADS; ++l) {
-        const int c = threadIdx.x + l * THREADS;                         // chunk of (BM, BK/4)
-        const int row = m0 + c / (BK / 4), col = k0 + c % (BK / 4) * 4;  // in A
-        ra[l] = load4<VEC>(A + (row < M ? row * lda + col : 0), row < M, col, K);
-    }
-#pragma unroll
-    for (int l = 0; l < Cfg::B_LOADS; ++l) {
-        const int c = threadIdx.x + l * THREADS;                         // chunk of (BK, BN/4)
-        const int row = k0 + c / (BN / 4), col = n0 + c % (BN / 4) * 4;  // in B
-        rb[l] = load4<VEC>(B + (row < K ? row * ldb + col : 0), row < K, col, N);
-    }
-}
 
 // Registers -> shared memory. A goes in transposed, As[k][m], so that a thread's TM values
 // for one k are contiguous (float4 reads in the inner loop); B keeps its layout. The PAD
 // columns put As[k][m] in bank (4k + m) % 32: one store instruction of a warp (BK = 8: 16 rows
-// m, k = 4c + q for chunks c = 0, 1) hits banks 16c + 4q + m, 32 different ones.
+// m, k = 4c + q for chunks c = 0, 1) hits banks 16c + 4q + m, 32 different ones; with BK = 16
+// (8 rows, chunks c = 0..3) c and c + 2 share a bank: 2-way, against 4-way unpadded (chapter 06).
 template <class Cfg>
 static __device__ __forceinline__ void store_shared(const float4 (&ra)[Cfg::A_LOADS],
                                                     const float4 (&rb)[Cfg::B_LOADS],
@@ -169,59 +109,36 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                 const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc) {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, WM = Cfg::WM, WN = Cfg::WN;
     constexpr int TM = Cfg::TM, TN = Cfg::TN, LM = Cfg::LM, LN = Cfg::LN, PAD = Cfg::PAD;
-    __shared__ __align__(16) float As[2][BK][BM + PAD];  // 2 x (BK, BM + PAD): A tiles, transposed
-    __shared__ __align__(16) float Bs[2][BK][BN];        // 2 x (BK, BN): B tiles
+    __shared__ __align__(16) float As[BK][BM + PAD];  // (BK, BM + PAD): the A tile, transposed
+    __shared__ __align__(16) float Bs[BK][BN];        // (BK, BN): the B tile
 
-    // Rasterization: walk the grid down groups of GROUP_M block rows, column by column, so the
-    // blocks running at the same time share A rows and B columns in L2.
-    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    const int group = blockIdx.x / (Cfg::GROUP_M * grid_n);
-    const int group_rows = min(grid_m - group * Cfg::GROUP_M, Cfg::GROUP_M);
-    const int in_group = blockIdx.x % (Cfg::GROUP_M * grid_n);
-    const int m0 = (group * Cfg::GROUP_M + in_group % group_rows) * BM;  // block tile origin in C
-    const int n0 = in_group / group_rows * BN;
-
+    const int tiles_n = (N + BN - 1) / BN;  // 1D grid: block b covers block-row b / tiles_n
+    const int m0 = blockIdx.x / tiles_n * BM, n0 = blockIdx.x % tiles_n * BN;  // block tile in C
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;  // warp tile in block tile
     const int tm0 = wm0 + lane / LN * 4, tn0 = wn0 + lane % LN * 4;      // first 4x4 sub-block
 
-    float acc[TM][TN] = {};    // (TM, TN) tile of C, in registers
-    float a[2][TM], b[2][TN];  // fragments for k and k+1 (register double buffering)
-    float4 ra[Cfg::A_LOADS], rb[Cfg::B_LOADS];  // step t+1's chunks, in flight during step t
+    float acc[TM][TN] = {};  // (TM, TN) tile of C, in registers
 
-    // Prologue: step 0 into buffer 0, and the fragments of its first k.
-    load_global<Cfg, VEC>(M, N, K, A, lda, B, ldb, m0, n0, 0, ra, rb);
-    store_shared<Cfg>(ra, rb, As[0], Bs[0]);
-    __syncthreads();  // buffer 0 is complete before anyone reads it
-    load_fragments<Cfg>(As[0], Bs[0], 0, tm0, tn0, a[0], b[0]);
-
-    int buf = 0;  // the buffer holding step t
     const int kTiles = (K + BK - 1) / BK;
     for (int t = 0; t < kTiles; ++t) {
-        // Step t+1 into registers; its latency hides behind the math below. After the last step
-        // this "loads" a tile past K: all zeros and no memory access, which keeps the loop simple.
-        load_global<Cfg, VEC>(M, N, K, A, lda, B, ldb, m0, n0, (t + 1) * BK, ra, rb);
+        float4 ra[Cfg::A_LOADS], rb[Cfg::B_LOADS];  // this thread's chunks, in flight
+        load_global<Cfg, VEC>(M, N, K, A, lda, B, ldb, m0, n0, t * BK, ra, rb);
+        store_shared<Cfg>(ra, rb, As, Bs);
+        __syncthreads();  // both tiles are complete before anyone reads them
+
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
-            if (k == BK - 1) {
-                // BEGIN SOLUTION: publish step t+1 in the other buffer and switch to it
-                store_shared<Cfg>(ra, rb, As[buf ^ 1], Bs[buf ^ 1]);
-                // Step t+1 is complete before anyone reads it. Nobody still reads buf ^ 1 (step
-                // t-1): those reads all came before the previous step's barrier.
-                __syncthreads();
-                buf ^= 1;
-                // END SOLUTION
-            }
-            // Fragments of the next k (after the switch: k = 0 of step t+1) before the math on k.
-            load_fragments<Cfg>(As[buf], Bs[buf], (k + 1) % BK, tm0, tn0, a[(k + 1) % 2],
-                                b[(k + 1) % 2]);
-            // BEGIN SOLUTION: add the outer product of this k's fragments to acc
+            // BEGIN SOLUTION: this k's fragments (4x4 sub-blocks LM*4, LN*4 apart), outer product
+            float a[TM], b[TN];  // (TM) column of the A tile, (TN) row of the B tile
+            load_fragments<Cfg>(As, Bs, k, tm0, tn0, a, b);
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i][j] += a[k % 2][i] * b[k % 2][j];
+                for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
             // END SOLUTION
         }
+        __syncthreads();  // everyone is done reading before the next step overwrites the tiles
     }
 
     // Row 4s+i of the thread tile is row tm0 + s*LM*4 + i of the block tile; columns likewise.
@@ -239,10 +156,6 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     }
 }
 
-inline bool aligned16(const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
-
 // gemm() with an explicit tile configuration (used to sweep configs::* on a new GPU).
 template <class Cfg>
 inline void gemm_cfg(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
@@ -253,7 +166,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const float* A, int lda, 
     const bool vec = lda % 4 == 0 && ldb % 4 == 0 && ldc % 4 == 0 && K % 4 == 0 && N % 4 == 0 &&
                      aligned16(A) && aligned16(B) && aligned16(C);
     const dim3 block(Cfg::THREADS);
-    // 1D grid: the kernel maps blockIdx.x to a block tile (rasterization).
+    // 1D grid (no 65535 limit on tall C): the kernel maps blockIdx.x to a block tile.
     const dim3 grid(((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN));
     if (vec)
         gemm_kernel<Cfg, true>

@@ -13,9 +13,8 @@
 #include <cuda_runtime.h>
 #include <mma.h>
 
-#include <cstdint>
-
 #include "cuda_check.cuh"
+#include "vec_io.cuh"
 
 namespace ch08 {
 
@@ -30,7 +29,7 @@ constexpr int BN = WARPS_N * WMMA_N;  // 32 columns of C per block
 
 // load_matrix_sync / store_matrix_sync want 256-bit aligned pointers.
 inline bool aligned32(const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % 32 == 0;
+    return gemm::dev::aligned(p, 32);
 }
 
 // The slow path for one operand tile: copies rows [r0, r0+16) x cols [c0, c0+16) of a row-major

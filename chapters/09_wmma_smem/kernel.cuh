@@ -8,22 +8,28 @@
 // 64 FLOP/byte. The copy latency that nothing overlaps is the new limit (see README).
 // Preconditions: none. 16-byte loads need lda, ldb, K, N % 8 == 0 and 16-byte aligned A and B,
 // else the same tiling loads scalars; edge tiles are zero-filled, C is written bounds-checked.
+// The fragment loads, the mma_syncs and the staged epilogue live in common/device/wmma_tile.cuh
+// (chapter 10 uses them too); the README walks through them.
 #pragma once
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <mma.h>
 
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "vec_io.cuh"
+#include "wmma_tile.cuh"
 
 namespace ch09 {
 
+using gemm::dev::aligned16;
+using gemm::dev::FragA, gemm::dev::FragB, gemm::dev::FragC;
+using gemm::dev::load_frags, gemm::dev::mma_frags, gemm::dev::store_acc;
+using gemm::dev::WMMA_M, gemm::dev::WMMA_N, gemm::dev::WMMA_K;
 namespace wmma = nvcuda::wmma;
 
-constexpr int WMMA_M = 16, WMMA_N = 16, WMMA_K = 16;  // the tensor-core tile shape of mma_sync
-constexpr int VEC = 8;                                // halves per 16-byte chunk
+constexpr int VEC = 8;  // halves per 16-byte chunk
 
 // Block tile BM x BN, K step BK, warp tile WM x WN; MIN_BLOCKS per SM for __launch_bounds__.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int MIN_BLOCKS_>
@@ -52,10 +58,6 @@ using b128x128_k64 = Config<128, 128, 64, 64, 32, 2>;  // half the round trips p
 using b128x128_k32_w4 = Config<128, 128, 32, 64, 64, 2>;  // 4 warps of 4x4 fragments, 2 per SM
 using b128x128_k64_w4 = Config<128, 128, 64, 64, 64, 2>;  // both: the default
 }  // namespace configs
-
-inline bool aligned16(const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
 
 // The 8 halves (r, c..c+7) of a row-major (rows, cols) matrix, zero outside it. kVec: ld % 8 == 0,
 // cols % 8 == 0 and src 16-byte aligned, so a chunk is one aligned 16-byte load or all outside.
@@ -95,36 +97,6 @@ __device__ inline void tile_store(__half* dst, const uint4 (&regs)[N], int tid) 
 #pragma unroll
     for (int it = 0; it < N; ++it)  // 16-byte aligned: LD % 8 == 0
         *reinterpret_cast<uint4*>(&dst[(r + it * ROWS_PER_IT) * LD + c]) = regs[it];
-}
-
-using FragA = wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major>;
-using FragB = wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, __half, wmma::row_major>;
-using FragC = wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float>;
-
-// This warp's fragments for the 16-deep step kk of the stored tiles: FM of A (16, 16) from its
-// WM rows of As, FN of B (16, 16) from its WN columns of Bs.
-template <class Cfg>
-__device__ inline void load_frags(FragA (&a)[Cfg::FM], FragB (&b)[Cfg::FN], const __half* As,
-                                  const __half* Bs, int kk, int wm, int wn) {
-    const __half* Aw = As + wm * Cfg::WM * Cfg::LDA_S + kk;  // (WM, 16) of this warp
-    const __half* Bw = Bs + kk * Cfg::LDB_S + wn * Cfg::WN;  // (16, WN) of this warp
-#pragma unroll
-    for (int i = 0; i < Cfg::FM; ++i)
-        wmma::load_matrix_sync(a[i], Aw + i * WMMA_M * Cfg::LDA_S, Cfg::LDA_S);
-#pragma unroll
-    for (int j = 0; j < Cfg::FN; ++j) wmma::load_matrix_sync(b[j], Bw + j * WMMA_N, Cfg::LDB_S);
-}
-
-// acc (WM, WN) += a (WM, 16) * b (16, WN): every fragment is used FN or FM times.
-template <class Cfg>
-__device__ inline void mma_frags(FragC (&acc)[Cfg::FM][Cfg::FN], const FragA (&a)[Cfg::FM],
-                                 const FragB (&b)[Cfg::FN]) {
-    // BEGIN SOLUTION: FM x FN tensor-core products, acc[i][j] += a[i] * b[j]
-#pragma unroll
-    for (int i = 0; i < Cfg::FM; ++i)
-#pragma unroll
-        for (int j = 0; j < Cfg::FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-    // END SOLUTION
 }
 
 template <class Cfg, bool kVec>
@@ -167,31 +139,8 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         __syncthreads();  // every warp is done with As and Bs before the next copy overwrites them
     }
 
-    // Epilogue, one fragment at a time through this warp's Cs: C = alpha * acc + beta * C with
-    // bounds checks; C is not read when beta == 0.
-    float* Cw = Cs[warp];  // (16, LDC_S)
-#pragma unroll
-    for (int i = 0; i < Cfg::FM; ++i) {
-#pragma unroll
-        for (int j = 0; j < Cfg::FN; ++j) {
-            // The fragment covers C(r0..r0+15, c0..c0+15); the test is warp-uniform.
-            const int r0 = m0 + wm * Cfg::WM + i * WMMA_M, c0 = n0 + wn * Cfg::WN + j * WMMA_N;
-            if (r0 >= M || c0 >= N) continue;
-            // BEGIN SOLUTION: stage acc[i][j] in Cw and write alpha*acc + beta*C where inside C
-            wmma::store_matrix_sync(Cw, acc[i][j], LDC_S, wmma::mem_row_major);
-            __syncwarp();  // the whole fragment is in Cw before lanes read what other lanes wrote
-            for (int e = lane; e < WMMA_M * WMMA_N; e += 32) {
-                const int r = r0 + e / WMMA_N, c = c0 + e % WMMA_N;
-                if (r < M && c < N) {
-                    const float v = alpha * Cw[(e / WMMA_N) * LDC_S + e % WMMA_N];
-                    float* p = &C[r * ldc + c];
-                    *p = beta == 0.0f ? v : v + beta * *p;
-                }
-            }
-            __syncwarp();  // every lane has read Cw before the next fragment overwrites it
-            // END SOLUTION
-        }
-    }
+    // Epilogue, one fragment at a time through this warp's Cs: C = alpha * acc + beta * C.
+    store_acc<Cfg>(acc, Cs[warp], M, N, alpha, beta, C, ldc, m0, n0, wm, wn, lane);
 }
 
 // Same signature as gemm, for one configuration.

@@ -3,11 +3,12 @@
 // with ldmatrix.x4 (A) and ldmatrix.x4.trans (row-major B) and multiplied with inline-PTX mma.sync;
 // As and Bs are unpadded and XOR-swizzled (16-byte chunk c of row r stored at chunk c ^ (r % 8)),
 // so cp.async stores and ldmatrix reads are both bank-conflict free; the epilogue writes C
-// straight from the accumulator registers. sm_75 (no m16n8k16, no cp.async): two m16n8k8 per step
-// and copies staged through registers.
+// straight from the accumulator registers. Fewer instructions around each HMMA: the fragments of
+// step k+1 are loaded before the mma.syncs of step k, and whole tiles copy without bounds tests
+// (kFull). The PTX wrappers are in common/device/sm80.cuh (the README shows them).
 // Napkin math: as chapter 10 (85 FLOP per L2 byte at 128x256); fewer instructions per HMMA.
-// Preconditions: none. cp.async needs lda, ldb % 8 == 0 and 16-byte aligned A and B (else copies
-// staged through registers, same tiling); float2 C accesses need ldc % 2 == 0 and 8-byte aligned C.
+// Preconditions: none. cp.async needs lda, ldb % 8 == 0 and 16-byte aligned A and B (else scalar
+// copies, same tiling); float2 C accesses need ldc % 2 == 0 and 8-byte aligned C.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -16,12 +17,20 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "general_shape.cuh"
+#include "sm80.cuh"
+#include "tile_order.cuh"
+#include "vec_io.cuh"
 
 namespace ch11 {
 
+using gemm::dev::aligned, gemm::dev::aligned16;
+using gemm::dev::cp_async_commit, gemm::dev::cp_async_wait, gemm::dev::CpAsync;
+using gemm::dev::ldmatrix_x4, gemm::dev::ldmatrix_x4_trans, gemm::dev::mma_16816;
+
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 16;  // the shape of one mma.sync
 constexpr int VEC = 8;                            // halves per 16-byte chunk
-constexpr int GROUP_M = 8;                        // block rows walked together, for L2 reuse
+constexpr int GROUP_M = 8;                        // tile rows walked together (chapter 10)
 
 // Block tile BM x BN, K step BK, warp tile WM x WN, STAGES buffers; MIN_BLOCKS per SM for
 // __launch_bounds__.
@@ -58,24 +67,8 @@ using b256x128_k64_s4 = Config<256, 128, 64, 64, 64, 4, 1>;  // transposed, 192 
 using b128x256_k32_s4 = Config<128, 256, 32, 64, 64, 4, 1>;  // twice the barriers, 96 KB
 using b128x256_k32_s3 = Config<128, 256, 32, 64, 64, 3, 1>;  // 72 KB: sm_86, sm_89
 using b128x128_k64_s3 = Config<128, 128, 64, 64, 64, 3, 2>;  // 4 warps, 2 blocks per SM, 96 KB
-using b128x128_k32_s2 = Config<128, 128, 32, 64, 32, 2, 1>;  // 32 KB: sm_75, no cp.async
+using b128x128_k32_s2 = Config<128, 128, 32, 64, 32, 2, 1>;  // 32 KB: sm_75, misaligned A/B
 }  // namespace configs
-
-inline bool aligned16(const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
-inline bool aligned8(const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % 8 == 0;
-}
-
-// cp.async and mma m16n8k16 exist from sm_80 on; evaluated separately in each device pass.
-__host__ __device__ constexpr bool is_sm80_or_later() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-    return false;
-#else
-    return true;
-#endif
-}
 
 // Offset in halves of the 16-byte chunk c of row r in a row-major, unpadded tile COLS halves wide.
 // The chunk index inside its 128-byte line (8 chunks = the 32 banks) is XORed with the line's
@@ -92,90 +85,6 @@ __host__ __device__ constexpr int swizzle(int r, int c) {
 static_assert(swizzle<64>(3, 5) == 3 * 64 + (5 ^ 3) * 8 && swizzle<32>(3, 1) == (13 ^ 1) * 8,
               "chunk c of row r: c ^ (r % 8) in whole lines, two rows per line at 32 halves");
 
-// 16-byte global -> shared copy that bypasses registers; the bytes past src_bytes are written as
-// zeros, which is how out-of-range chunks become zero padding. .cg (L2 only, not L1): with this
-// kernel's layout it measured faster than chapter 10's .ca (see README).
-__device__ inline void cp_async_16(uint32_t dst, const __half* src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(src_bytes));
-#endif
-}
-// All 16 bytes if `live`, else nothing (a predicated copy: no branch, no traffic).
-__device__ inline void cp_async_16(uint32_t dst, const __half* src, bool live) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile(
-        "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n"
-        " @p cp.async.cg.shared.global [%0], [%1], 16;\n}\n" ::"r"(dst),
-        "l"(src), "r"(int(live)));
-#endif
-}
-// Closes the group of copies issued since the last commit.
-__device__ inline void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-// Waits until at most PENDING of this thread's committed groups are still in flight.
-template <int PENDING>
-__device__ inline void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
-#endif
-}
-
-// Four 8x8 matrices of halves from shared memory: lanes 8i..8i+7 give the row addresses of matrix
-// i, register i receives it, lane l holding row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1.
-// .trans delivers each matrix transposed: lane l holds column l / 4, rows 2 (l % 4), +1.
-__device__ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-__device__ inline void ldmatrix_x4_trans(uint32_t (&r0)[2], uint32_t (&r1)[2], uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r0[0]), "=r"(r0[1]), "=r"(r1[0]), "=r"(r1[1])
-                 : "r"(addr));
-}
-
-// d (16, 8) += a (16, 16) * b (16, 8), fp16 inputs, fp32 accumulators (layouts: see README).
-__device__ inline void mma_16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-    // BEGIN SOLUTION: inline PTX mma.sync m16n8k16 (sm_80+), two m16n8k8 on sm_75
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-        "{%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else  // sm_75: the same product as two 8-deep halves; a[0..1], b[0] hold k 0..7
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(b[0]));
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[2]), "r"(a[3]), "r"(b[1]));
-#endif
-    // END SOLUTION
-}
-
-// The 8 halves (r, c..c+7) of a row-major (rows, cols) matrix, zero outside it. kVec: ld % 8 == 0
-// and src 16-byte aligned, so a chunk wholly inside is one 16-byte load.
-template <bool kVec>
-__device__ inline uint4 load_chunk(const __half* src, int ld, int rows, int cols, int r, int c) {
-    if (kVec && r < rows && c + VEC <= cols) {
-        return *reinterpret_cast<const uint4*>(&src[r * ld + c]);
-    } else {
-        alignas(16) __half v[VEC];
-        for (int t = 0; t < VEC; ++t)
-            v[t] = (r < rows && c + t < cols) ? src[r * ld + c + t] : __float2half(0.0f);
-        return *reinterpret_cast<const uint4*>(v);
-    }
-}
-
 // This thread's chunks of a (ROWS, COLS) tile: column chunk tid % CPR of rows tid / CPR,
 // tid / CPR + ROWS_PER_IT, ... A pass of ROWS_PER_IT rows is a whole swizzle period, so a chunk's
 // place in the swizzled tile is swizzle(first row, c) + it * ROWS_PER_IT * COLS.
@@ -189,33 +98,12 @@ struct TileChunks {
                   "a pass is a whole number of swizzle periods (8 rows, 16 for half-line rows)");
 };
 
-// Global -> registers: this thread's chunks of the (ROWS, COLS) tile at (r0, c0) of src.
-template <int ROWS, int COLS, int THREADS, bool kVec, int N>
-__device__ inline void tile_load(uint4 (&regs)[N], const __half* src, int ld, int rows, int cols,
-                                 int r0, int c0, int tid) {
-    using T = TileChunks<ROWS, COLS, THREADS>;
-    static_assert(N == T::N, "N passes cover the tile");
-    const int r = tid / T::CPR, c = (tid % T::CPR) * VEC;  // this thread's first chunk in the tile
-#pragma unroll
-    for (int it = 0; it < N; ++it)
-        regs[it] = load_chunk<kVec>(src, ld, rows, cols, r0 + r + it * T::ROWS_PER_IT, c0 + c);
-}
-
-// Registers -> shared: the same chunks into the swizzled tile dst (ROWS, COLS).
-template <int ROWS, int COLS, int THREADS, int N>
-__device__ inline void tile_store(__half* dst, const uint4 (&regs)[N], int tid) {
-    using T = TileChunks<ROWS, COLS, THREADS>;
-    const int first = swizzle<COLS>(tid / T::CPR, tid % T::CPR);
-#pragma unroll
-    for (int it = 0; it < N; ++it)
-        *reinterpret_cast<uint4*>(&dst[first + it * T::ROWS_PER_IT * COLS]) = regs[it];
-}
-
 // Global -> shared without registers: part `part` of PARTS of this thread's chunks of the
-// (ROWS, COLS) tile at (r0, c0) of src into the swizzled tile at shared address dst. Needs
-// ld % 8 == 0 and src 16-byte aligned. Branch-free, so the compiler can interleave it with the
-// mma.syncs around it; `part` is a constant once the caller's k-step loop is unrolled.
-template <int ROWS, int COLS, int THREADS, int PARTS, bool kFull>
+// (ROWS, COLS) tile at (r0, c0) of src into the swizzled tile at shared address dst. kVec: ld % 8
+// == 0 and src 16-byte aligned, else scalar copies. Branch-free, so the compiler can interleave it
+// with the mma.syncs around it; `part` is a constant once the caller's k-step loop is unrolled.
+// .cg (L2 only, not L1): with this kernel's layout it measured faster than chapter 10's .ca.
+template <int ROWS, int COLS, int THREADS, int PARTS, bool kFull, bool kVec = true>
 __device__ inline void tile_cp_async(uint32_t dst, const __half* src, int ld, int rows, int cols,
                                      int r0, int c0, int tid, int part, bool live) {
     using T = TileChunks<ROWS, COLS, THREADS>;
@@ -229,12 +117,16 @@ __device__ inline void tile_cp_async(uint32_t dst, const __half* src, int ld, in
         const uint32_t d = first + 2 * it * T::ROWS_PER_IT * COLS;
         const int gr = r0 + r + it * T::ROWS_PER_IT;
         if constexpr (kFull) {  // the tile lies inside the matrix: no tests, no zero fill
-            cp_async_16(d, &src[gr * ld + gc], live);
+            gemm::dev::cp_async_16_if<CpAsync::cg>(d, &src[gr * ld + gc], live);
+            continue;
+        }
+        if constexpr (!kVec) {
+            gemm::dev::copy_chunk_scalar(d, src, ld, rows, cols, gr, gc);
             continue;
         }
         const int valid = gr < rows ? valid_cols : 0;
         const int offset = valid > 0 ? gr * ld + gc : 0;  // an address inside src even if unread
-        cp_async_16(d, src + offset, 2 * valid);
+        gemm::dev::cp_async_16<CpAsync::cg>(d, src + offset, 2 * valid);
     }
 }
 
@@ -281,7 +173,6 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
                          const __half* B, int ldb, float beta, float* C, int ldc, bool pair_c) {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, THREADS = Cfg::THREADS;
     constexpr int STAGES = Cfg::STAGES, KSTEPS = BK / MMA_K;  // KSTEPS 16-deep steps per k-tile
-    constexpr bool kAsync = kVec && is_sm80_or_later();  // else: copies staged through registers
     extern __shared__ __align__(128) unsigned char smem[];
     __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, BM, BK), swizzled
     __half* Bs = As + STAGES * Cfg::A_STAGE;       // (STAGES, BK, BN), swizzled
@@ -290,14 +181,8 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const uint32_t Bs_s = static_cast<uint32_t>(__cvta_generic_to_shared(Bs));
 
     const int tid = threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    // Block order: GROUP_M block-rows at a time, column by column, so that the blocks running
-    // together share their A row-panels and B column-panels in L2.
-    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-    const int group = blockIdx.x / (GROUP_M * tiles_n);
-    const int in_group = blockIdx.x % (GROUP_M * tiles_n);
-    const int group_rows = min(tiles_m - group * GROUP_M, GROUP_M);  // the last group may be short
-    const int m0 = (group * GROUP_M + in_group % group_rows) * BM;   // first row of the block tile
-    const int n0 = (in_group / group_rows) * BN;                     // first column
+    const gemm::dev::TileOrigin tile = gemm::dev::grouped_tile(blockIdx.x, M, N, BM, BN, GROUP_M);
+    const int m0 = tile.m0, n0 = tile.n0;  // first row and column of the block tile
     const int wm = warp / Cfg::WARPS_N, wn = warp % Cfg::WARPS_N;  // this warp's tile in the block
 
     float acc[Cfg::FM][Cfg::FN][4];  // (WM, WN) of C: FM x FN tiles of (16, 8), 4 per lane each
@@ -318,42 +203,26 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         // Past the end (kt >= KT): the bounds-checked copy reads nothing (out of range), the
         // kFull copy is switched off (its address is kept inside the matrix all the same).
         const int k0 = (kFull ? min(kt, KT - 1) : kt) * BK;
-        tile_cp_async<BM, BK, THREADS, PARTS, kFull>(As_s + s * A_STAGE_BYTES, A, lda, M, K, m0, k0,
-                                                     tid, part, kt < KT);
-        tile_cp_async<BK, BN, THREADS, PARTS, kFull>(Bs_s + s * B_STAGE_BYTES, B, ldb, K, N, k0, n0,
-                                                     tid, part, kt < KT);
-    };
-    // Register path: load k-tile kt into ra/rb, later store them into stage s.
-    uint4 ra[Cfg::A_CHUNKS], rb[Cfg::B_CHUNKS];  // this thread's share of one A and one B tile
-    auto load_regs = [&](int kt) {
-        const int k0 = kt * BK;
-        tile_load<BM, BK, THREADS, kVec>(ra, A, lda, M, K, m0, k0, tid);
-        tile_load<BK, BN, THREADS, kVec>(rb, B, ldb, K, N, k0, n0, tid);
-    };
-    auto store_regs = [&](int s) {
-        tile_store<BM, BK, THREADS>(As + s * Cfg::A_STAGE, ra, tid);
-        tile_store<BK, BN, THREADS>(Bs + s * Cfg::B_STAGE, rb, tid);
+        tile_cp_async<BM, BK, THREADS, PARTS, kFull, kVec>(As_s + s * A_STAGE_BYTES, A, lda, M, K,
+                                                           m0, k0, tid, part, kt < KT);
+        tile_cp_async<BK, BN, THREADS, PARTS, kFull, kVec>(Bs_s + s * B_STAGE_BYTES, B, ldb, K, N,
+                                                           k0, n0, tid, part, kt < KT);
     };
 
     // Prologue: k-tiles 0 .. STAGES-2 in flight, one commit group each (empty past the end, so the
     // count of groups stays uniform), then the fragments of tile 0's first step.
     for (int s = 0; s < STAGES - 1; ++s) {
-        if constexpr (kAsync) {
-            if (s < KT) {
+        if (s < KT) {
 #pragma unroll
-                for (int part = 0; part < PARTS; ++part) copy_async(s, s, part);
-            }
-            cp_async_commit();
-        } else if (s < KT) {
-            load_regs(s);
-            store_regs(s);
+            for (int part = 0; part < PARTS; ++part) copy_async(s, s, part);
         }
+        cp_async_commit();
     }
     uint32_t a[2][Cfg::FM][4];  // (WM, 16) of A, twice: the step being multiplied and the next one
     uint32_t b[2][Cfg::FN][2];  // (16, WN) of B, likewise
     if (KT > 0) {
-        if constexpr (kAsync) cp_async_wait<STAGES - 2>();  // this thread's tile 0 has landed
-        __syncthreads();                                    // everyone's has
+        cp_async_wait<STAGES - 2>();  // this thread's tile 0 has landed
+        __syncthreads();              // everyone's has
         load_frags<Cfg>(a[0], b[0], As_s, Bs_s, 0, wm, wn, lane);
     }
 
@@ -366,19 +235,14 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int ks = 0; ks < KSTEPS; ++ks) {
             // Tile next goes into stage ws (tile kt - 1's), free since the last barrier, a share
             // of the chunks per step so that the copy instructions mix with the mma.syncs.
-            if constexpr (kAsync) {
-                copy_async(ws, next, ks);
-                if (ks == KSTEPS - 1) cp_async_commit();  // one group per tile
-            } else if (ks == 0) {
-                load_regs(next);  // in flight during the mma steps, stored on the last one
-            }
+            copy_async(ws, next, ks);
+            if (ks == KSTEPS - 1) cp_async_commit();  // one group per tile
             // Where the next step's fragments are: this tile, or on the last step the next tile,
             // once it has landed (wait + barrier). After that barrier nobody reads this tile's
             // stage any more, which is what frees it for the copy issued in the next iteration.
             int stage = rs, kk = ks + 1;
             if (ks == KSTEPS - 1) {
-                if constexpr (!kAsync) store_regs(ws);              // tile kt-1's stage: free
-                if constexpr (kAsync) cp_async_wait<STAGES - 2>();  // my copies of kt+1 landed
+                cp_async_wait<STAGES - 2>();  // my copies of kt+1 landed
                 __syncthreads();  // everyone's tile kt+1 is in place; everyone is done with tile kt
                 stage = rs + 1 < STAGES ? rs + 1 : 0, kk = 0;
             }
@@ -393,7 +257,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             // END SOLUTION
         }
     }
-    if constexpr (kAsync) cp_async_wait<0>();  // only empty groups are left: returns at once
+    cp_async_wait<0>();  // only empty groups are left: returns at once
 
     // Epilogue: C = alpha * acc + beta * C straight from the registers; C is not read when
     // beta == 0. Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) and +1 of each tile.
@@ -446,7 +310,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     (void)opted_in;
     const int blocks = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
     const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);
-    const bool pair_c = ldc % 2 == 0 && aligned8(C);  // float2 loads and stores of C
+    const bool pair_c = ldc % 2 == 0 && aligned(C, 8);  // float2 loads and stores of C
     // Whole tiles only (the benchmark shapes): no bounds tests in the copies.
     const bool full = vec && M % Cfg::BM == 0 && N % Cfg::BN == 0 && K % Cfg::BK == 0;
     auto kernel = full  ? mma_pipelined_kernel<Cfg, true, true>
@@ -457,18 +321,12 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The largest default configuration that this device's shared memory takes (looked up once).
+// The largest default configuration that this device's shared memory takes.
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    static const int smem_optin = [] {
-        int device = 0, bytes = 0;
-        GEMM_CUDA_CHECK(cudaGetDevice(&device));
-        GEMM_CUDA_CHECK(
-            cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        return bytes;
-    }();
-    // Staged through registers (no cp.async: sm_75, misaligned A/B), a 64x64 warp tile would
-    // spill: the 64x32 warp tiles of the small config instead.
+    const int smem_optin = gemm::dev::smem_optin_bytes();
+    // With scalar copies (misaligned A/B) a 64x64 warp tile would spill: the 64x32 warp tiles of
+    // the small config instead, as on sm_75 (64 KB).
     const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);
     if (vec && smem_optin >= configs::b128x256_k64_s3::SMEM_BYTES)  // sm_80, sm_90: 163, 227 KB
         gemm_cfg<configs::b128x256_k64_s3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);

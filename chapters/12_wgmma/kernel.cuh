@@ -24,7 +24,7 @@
 
 namespace ch12 {
 
-using namespace sm80;
+using namespace gemm::dev;  // cp.async (common/device/sm80.cuh)
 using namespace sm90;
 
 constexpr int BM = 128, BN = 256, BK = 64;  // block tile; BK halves = 128 bytes = one swizzle row
@@ -63,7 +63,7 @@ __device__ inline void load_tile(uint32_t dst, const __half* src, int ld, int ro
         const int gr = r0 + r + it * ROWS_PER_PASS;
         const int valid = gr < rows ? valid_cols : 0;
         const long long offset = valid > 0 ? static_cast<long long>(gr) * ld + gc : 0;  // in src
-        cp_async_16(first + 2 * it * ROWS_PER_PASS * 64, src + offset, 2 * valid);
+        cp_async_16<CpAsync::cg>(first + 2 * it * ROWS_PER_PASS * 64, src + offset, 2 * valid);
     }
 }
 
