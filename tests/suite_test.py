@@ -134,6 +134,8 @@ with tempfile.TemporaryDirectory() as tmp:
     ceilings = write(os.path.join(tmp, "ceilings.csv"),
                      "device,ceiling,value,unit,method\nStub GPU,copy_bandwidth,4000,GB/s,x\n"
                      "Stub GPU,cublas_gemmex_f16f32,600000,GFLOPS,y\n")
+    os.makedirs(os.path.join(tmp, "res", "raw"))
+    write(os.path.join(tmp, "res", "raw", "00_old.csv"), "chapter,M,N,K\nold,1,1,1\n")
     rc, out, err = run(stub, "--shapes", "shapes.txt", "--out", "res", "--ceilings", ceilings,
                        cwd=tmp)
     expect(rc == 0, f"a run of the stub chapter exits 0 (rc {rc}, {err!r})")
@@ -143,6 +145,8 @@ with tempfile.TemporaryDirectory() as tmp:
            os.path.exists(os.path.join(tmp, "res", "raw", "peaks.csv")),
            "the harness's CSV and peaks.csv are kept in raw/")
     expect(os.path.exists(os.path.join(tmp, "res", "suite_99_stub.txt")), "the text is kept")
+    expect(not os.path.exists(os.path.join(tmp, "res", "raw", "00_old.csv")),
+           "a CSV of an earlier run in raw/ is not taken for this run's")
     rows = list(csv.DictReader(open(csv_path))) if os.path.exists(csv_path) else []
     expect(len(rows) == 4, f"one CSV row per shape (got {len(rows)})")
     if len(rows) == 4:
