@@ -14,6 +14,7 @@ Exit: 0 pass, 1 fail.
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -23,6 +24,9 @@ import tempfile
 TUTORIAL = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(TUTORIAL)
 failures = []
+# The script's own list of GPU chapters (the suite's default is the last one built).
+with open(TUTORIAL) as f:
+    GPU_CHAPTERS = re.search(r"^GPU_CHAPTERS=\(([^)]*)\)", f.read(), re.M).group(1).split()
 
 
 def expect(cond, what):
@@ -237,12 +241,13 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = env.run(["suite"], GEMM_BUILD_DIR=suite_build)
     expect(rc == 1 and "the suite needs a GPU chapter" in err and "no NVIDIA GPU found" in err,
            f"suite without a GPU chapter built: a clear message (rc {rc}, {err!r})")
-    rc, out, err = env.run(["suite", "13"], GEMM_BUILD_DIR=suite_build, STUB_GPU="8.6")
-    expect(rc == 1 and "13_wgmma_persistent is not built" in err,
-           f"suite 13 where it is not built: a clear message (rc {rc}, {err!r})")
+    last = GPU_CHAPTERS[-1]
+    rc, out, err = env.run(["suite", last[:2]], GEMM_BUILD_DIR=suite_build, STUB_GPU="8.6")
+    expect(rc == 1 and f"{last} is not built" in err,
+           f"suite {last[:2]} where it is not built: a clear message (rc {rc}, {err!r})")
     # Stand-in chapter binaries: the harness's CSV (a few of its columns) for the given sizes.
     os.makedirs(os.path.join(suite_build, "chapters"))
-    for ch in ("03_cuda_naive", "13_wgmma_persistent"):
+    for ch in (GPU_CHAPTERS[0], last):
         write_stub(os.path.join(suite_build, "chapters", ch),
                    f'#!{sys.executable}\nimport os, sys\na = sys.argv[1:]\n'
                    f'rows = ["device,chapter,precision,M,N,K,beta,gflops,yardstick,'
@@ -254,7 +259,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("7 8 9 tiny\n")
     rc, out, err = env.run(["suite", "--shapes", "my_shapes.txt", "--out", "my_suite"],
                            GEMM_BUILD_DIR=suite_build)
-    made = os.path.join(env.caller, "my_suite", "suite_13_wgmma_persistent.csv")
+    made = os.path.join(env.caller, "my_suite", f"suite_{last}.csv")
     expect(rc == 0 and os.path.exists(made),
            f"suite runs the last GPU chapter built, with the caller's paths (rc {rc}, "
            f"{out[-300:]!r}, {err[-300:]!r})")
