@@ -741,7 +741,8 @@ class Charts:
         for i, r in enumerate(rows):
             text = f"{r.pct:.1f}%"
             if r.memory_bound and r.pct_copy > 0:
-                text += f"  {r.pct_copy:.0f}% of copy bandwidth"
+                share = f"{r.pct_copy:.0f}" if r.pct_copy >= 10 else f"{r.pct_copy:.2g}"
+                text += f"  {share}% of copy bandwidth"
             end = r.pct_max if r.has_spread else r.pct
             ax.annotate(text, xy=(end, i), xytext=(4, 0), textcoords="offset points",
                         va="center", fontsize=7, color="#444444")

@@ -193,6 +193,11 @@ def shown(path):
     return path if rel.startswith("..") else rel
 
 
+def share(pct):
+    """A percentage in two significant digits below 10 (0.043%), whole above (83%)."""
+    return (f"{pct:.0f}" if pct >= 10 else f"{pct:.2g}") + "%"
+
+
 def fmt(v, digits=1):
     return f"{v:.{digits}f}"
 
@@ -243,7 +248,7 @@ def table(results, bandwidth):
             f"{fmt(r.yard_tflops) if has_yard else '-':>7} "
             f"{fmt(r.pct) + '%' if has_yard else '-':>8} {spread:>12} {r.intensity:>7.0f} "
             f"{fmt(r.gbs, 0) if mem else '-':>7} "
-            f"{fmt(r.pct_copy, 0) + '%' if mem and bandwidth > 0 else '-':>6}  {check:<5}  "
+            f"{share(r.pct_copy) if mem and bandwidth > 0 else '-':>6}  {check:<5}  "
             f"{s.note}".rstrip())
     return "\n".join(lines)
 
