@@ -58,7 +58,7 @@ class Shape:
         return f"{self.M}x{self.N}x{self.K}"
 
 
-# --- The shape list -----------------------------------------------------------------------------
+# --- The shape list ------------------------------------------------------------------------------
 def read_shapes(path):
     try:
         with open(path) as f:
@@ -171,7 +171,7 @@ def read_peaks(path, device):
     return 0.0
 
 
-# --- Numbers --------------------------------------------------------------------------------------
+# --- Numbers -------------------------------------------------------------------------------------
 def number(row, column):
     try:
         v = float(row.get(column) or "")
@@ -202,7 +202,7 @@ def fmt(v, digits=1):
     return f"{v:.{digits}f}"
 
 
-# --- One run ----------------------------------------------------------------------------------------
+# --- One run -------------------------------------------------------------------------------------
 class Result:
     def __init__(self, shape, row, bandwidth, ridge):
         self.shape, self.row = shape, row
@@ -275,10 +275,11 @@ def summary(results, bandwidth, bandwidth_source, ridge, ridge_source):
         text = (f"memory-bound end: {len(mem)} shapes below the ridge of {ridge:.0f} FLOP/byte "
                 f"({ridge_source})")
         if mem and bandwidth > 0:
-            text += (f";\n  there the chapter reaches a median "
-                     f"{statistics.median(r.pct_copy for r in mem):.0f}% of the copy bandwidth "
-                     f"and cuBLAS {statistics.median(100 * r.yard_gbs / bandwidth for r in mem):.0f}%"
-                     f" ({bandwidth:.1f} GB/s, {bandwidth_source})")
+            chapter = statistics.median(r.pct_copy for r in mem)
+            cublas = statistics.median(100 * r.yard_gbs / bandwidth for r in mem)
+            text += (f";\n  there the chapter reaches a median {share(chapter)} of the copy "
+                     f"bandwidth and cuBLAS {share(cublas)} ({bandwidth:.1f} GB/s, "
+                     f"{bandwidth_source})")
         lines.append(text)
     failed = [r for r in results if not r.passed]
     if failed:
@@ -362,6 +363,29 @@ def parse(argv):
     return args
 
 
+def memory_end(rows, peaks, args):
+    """The copy bandwidth (measured where known) and the ridge: the measured cuBLAS peak (or,
+    without one, the best cuBLAS rate of this run) over that bandwidth. Each with its source."""
+    device, precision = rows[0].get("device", ""), rows[0].get("precision", "")
+    ceilings, ceilings_path = find_ceilings(device, args.ceilings)
+    if args.copy_gbs:
+        bandwidth, bandwidth_source = args.copy_gbs, "--copy-gbs"
+    elif "copy_bandwidth" in ceilings:
+        bandwidth = ceilings["copy_bandwidth"]
+        bandwidth_source = f"measured, {ceilings_path}"
+    else:
+        bandwidth = read_peaks(peaks, device) if peaks else 0.0
+        bandwidth_source = "theoretical peak: no measured copy bandwidth for this device"
+    roof_name = "cublas_gemmex_f16f32" if precision == "fp16" else "cublas_sgemm"
+    if roof_name in ceilings:
+        roof, roof_source = ceilings[roof_name], f"{roof_name} {ceilings[roof_name]:.0f} GFLOPS"
+    else:
+        roof = max((number(r, "yardstick_gflops") for r in rows), default=0.0)
+        roof_source = f"the best cuBLAS rate of this run, {roof:.0f} GFLOPS"
+    ridge = roof / bandwidth if bandwidth > 0 and roof > 0 else 0.0
+    return bandwidth, bandwidth_source, ridge, f"{roof_source} / {bandwidth:.1f} GB/s"
+
+
 def make_out(out):
     try:
         os.makedirs(os.path.join(out, "raw"), exist_ok=True)
@@ -376,10 +400,10 @@ def main(argv):
         if args.estimate:
             gpu, host, elements, runs = estimate(shapes, args.tflops)
             print(f"{len(shapes)} shapes in {shown(args.shapes)}: {gpu:.0f} s of GPU time at "
-                  f"{args.tflops:g} TFLOP/s ({runs} runs per shape, chapter and cuBLAS, L2 written over "
-                  f"before each) "
-                  f"and {elements / 1e9:.1f}e9 elements of A + B + C made, copied and checked on "
-                  f"the host (about {host:.0f} s at 4 ns each): about {(gpu + host) / 60:.1f} min")
+                  f"{args.tflops:g} TFLOP/s ({runs} runs per shape, chapter and cuBLAS, L2 "
+                  f"written over before each) and {elements / 1e9:.1f}e9 elements of A + B + C "
+                  f"made, copied and checked on the host (about {host:.0f} s at 4 ns each): "
+                  f"about {(gpu + host) / 60:.1f} min")
             return 0
         make_out(args.out)
         if args.validate:
@@ -406,30 +430,11 @@ def main(argv):
         return rc if rc else 1
     device = rows[0].get("device", "")
     chapter = rows[0].get("chapter", "") or base
-    precision = rows[0].get("precision", "")
-    # The memory-bound end: the copy bandwidth, measured where known, and the ridge of the
-    # measured cuBLAS peak (or, without one, the best cuBLAS rate of this run) over it.
     try:
-        ceilings, ceilings_path = find_ceilings(device, args.ceilings)
+        bandwidth, bandwidth_source, ridge, ridge_source = memory_end(rows, peaks, args)
     except InputError as e:
         print(f"suite.py: error: {e}", file=sys.stderr)
         return 2
-    if args.copy_gbs:
-        bandwidth, bandwidth_source = args.copy_gbs, "--copy-gbs"
-    elif "copy_bandwidth" in ceilings:
-        bandwidth = ceilings["copy_bandwidth"]
-        bandwidth_source = f"measured, {ceilings_path}"
-    else:
-        bandwidth = read_peaks(peaks, device) if peaks else 0.0
-        bandwidth_source = "theoretical peak: no measured copy bandwidth for this device"
-    roof_name = "cublas_gemmex_f16f32" if precision == "fp16" else "cublas_sgemm"
-    if roof_name in ceilings:
-        roof, roof_source = ceilings[roof_name], f"{roof_name} {ceilings[roof_name]:.0f} GFLOPS"
-    else:
-        roof = max((number(r, "yardstick_gflops") for r in rows), default=0.0)
-        roof_source = f"the best cuBLAS rate of this run, {roof:.0f} GFLOPS"
-    ridge = roof / bandwidth if bandwidth > 0 and roof > 0 else 0.0
-    ridge_source = f"{roof_source} / {bandwidth:.1f} GB/s"
 
     results, mismatch = [], ""
     for shape, row in zip(shapes, rows):
