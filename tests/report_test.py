@@ -99,6 +99,27 @@ def sweep(d):
                 "10_wmma_double_buffered,N,128,256,132,1,513,6,1,false\n")
 
 
+# A shape suite (tools/suite.py): the results columns plus a category per shape. Ratios 50, 100,
+# 100 and 200: geomean 100; llm 70.7%. The decode shape is memory-bound at 61% of the copy
+# bandwidth; 4096^3's check failed.
+SUITE_COLUMNS = COLUMNS + ["category", "note", "min_bytes", "flop_per_byte", "gbs",
+                           "yardstick_gbs", "pct_of_copy", "memory_bound"]
+
+
+def suite_csv(d, category_of_last="odd"):
+    rows = []
+    for (m, n, k, pct, cat, note, mem, passed) in [
+            (1, 4096, 4096, 50, "llm", "qkv", "true", "true"),
+            (2048, 4096, 4096, 100, "llm", "qkv", "false", "true"),
+            (4096, 4096, 4096, 100, "square", "", "false", "false"),
+            (3, 5, 7, 200, category_of_last, "tiny", "true", "true")]:
+        rows.append(new_row("13_wgmma_persistent", m, 1000, pct, pct - 2, pct + 3, N=n, K=k,
+                            passed=passed, category=cat, note=note, min_bytes=1, flop_per_byte=1,
+                            gbs=1, yardstick_gbs=1, pct_of_copy=61 if m == 1 else 0,
+                            memory_bound=mem))
+    write_csv(os.path.join(d, "suite_13_wgmma_persistent.csv"), SUITE_COLUMNS, rows)
+
+
 python = sys.executable
 h100 = sorted(glob.glob(os.path.join(plots, "[0-9][0-9]_*.csv")))
 chapters = [os.path.basename(c)[:-4] for c in h100]
@@ -170,6 +191,21 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run(python, ragged, env=env)
     expect(p.returncode == 2 and "x.csv:3: 3 fields under a header of 5" in p.stderr,
            f"a short line: exit 2 naming it ({p.returncode}, {p.stderr!r})")
+
+    # A suite CSV with an empty category: exit 2 naming the line; alone, it needs no results.md.
+    bad_suite = os.path.join(tmp, "bad_suite")
+    os.makedirs(bad_suite)
+    suite_csv(bad_suite, category_of_last="")
+    p = run(python, bad_suite, env=env)
+    expect(p.returncode == 2 and "suite_13_wgmma_persistent.csv:5: column category is empty"
+           in p.stderr, f"a suite row without a category: exit 2 ({p.returncode}, {p.stderr!r})")
+    good_suite = os.path.join(tmp, "good_suite")
+    os.makedirs(good_suite)
+    suite_csv(good_suite)
+    p = run(python, good_suite, env=env)
+    expect(p.returncode == 0 and not os.path.exists(os.path.join(good_suite, "results.md")),
+           f"a suite CSV alone: exit 0 without matplotlib, no results.md ({p.returncode}, "
+           f"{p.stderr!r})")
 
     # Bad command lines: exit 2 with a message, never a traceback.
     for args, needle in [([], "PATH"), (["--bogus", plots], "--bogus"),
@@ -279,6 +315,32 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("10_wmma_double_buffered against N (M 256, K 64)" in sw, "the sweep chart's title")
     expect('id="series-sweep_10_n"' not in read(os.path.join(new, "all_chapters.svg")),
            "a sweep stays off the all-chapters chart")
+
+    # The shape suite: one bar per shape, lowest first, coloured by category, the rounds' spread,
+    # 100% and 95% lines, the geomean in the title; it stays off the overview.
+    suite_csv(new)
+    p = run(mpl, "--png", new)
+    path = os.path.join(new, "suite_13_wgmma_persistent.svg")
+    st = read(path) if os.path.exists(path) else ""
+    expect(p.returncode == 0 and st, f"the suite chart is drawn ({p.returncode}, {p.stderr!r})")
+    bars = [f'id="bar-{s}"' for s in ("1x4096x4096", "2048x4096x4096", "4096x4096x4096",
+                                       "3x5x7")]
+    expect(all(b in st for b in bars), "the suite chart: a bar per shape")
+    labels = [st.find(t) for t in ("1x4096x4096  qkv", "2048x4096x4096  qkv", "3x5x7  tiny")]
+    expect(-1 not in labels and labels == sorted(labels),
+           f"the suite chart: shapes labelled with their note, lowest ratio first ({labels})")
+    expect('id="suite-spread"' in st and 'id="suite-100"' in st and 'id="suite-95"' in st,
+           "the suite chart: the rounds' spread, the 100% and 95% lines")
+    expect("13_wgmma_persistent against cuBLAS on Test GPU: geomean 100.0%" in st,
+           "the suite chart: the geomean in the title")
+    expect("llm: geomean 70.7% (2)" in st and "square: geomean 100.0% (1)" in st and
+           "odd: geomean 200.0% (1)" in st, "the suite chart: categories with their geomeans")
+    expect("61% of copy bandwidth" in st and "check FAILED" in st,
+           "the suite chart: the memory-bound share of the copy bandwidth, a failed check")
+    expect(os.path.exists(os.path.join(new, "suite_13_wgmma_persistent.png")), "and its PNG")
+    expect("bar-1x4096x4096" not in read(os.path.join(new, "all_chapters.svg")) and
+           "| 13_wgmma_persistent | fp16 | 3,106" not in read(os.path.join(new, "results.md")),
+           "the suite stays out of the all-chapters chart and results.md")
 
 print(f"report: {len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

@@ -14,6 +14,7 @@ Exit: 0 pass, 1 fail.
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -23,6 +24,9 @@ import tempfile
 TUTORIAL = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(TUTORIAL)
 failures = []
+# The script's own list of GPU chapters (the suite's default is the last one built).
+with open(TUTORIAL) as f:
+    GPU_CHAPTERS = re.search(r"^GPU_CHAPTERS=\(([^)]*)\)", f.read(), re.M).group(1).split()
 
 
 def expect(cond, what):
@@ -130,6 +134,9 @@ with tempfile.TemporaryDirectory() as tmp:
     nonempty = os.path.join(tmp, "nonempty")
     os.makedirs(nonempty)
     open(os.path.join(nonempty, "x"), "w").close()
+    bad_shapes = os.path.join(tmp, "bad_shapes.txt")
+    with open(bad_shapes, "w") as f:
+        f.write("# M N K category\n4096 x 4096 square\n")
 
     # --- Usage errors: exit 2, a message on stderr naming the problem, nothing run or built. ---
     usage_cases = [
@@ -146,6 +153,15 @@ with tempfile.TemporaryDirectory() as tmp:
         (["grade", "02", "/missing"], "no submission '/missing'"),
         (["sweep"], "usage: ./tutorial sweep"),
         (["sweep", "--chapter", "99"], "no chapter '99'"),
+        (["suite", "99"], "no chapter '99'"),
+        (["suite", "01"], "01_cpu_naive is a CPU chapter"),
+        (["suite", "12", "13"], "one chapter at a time"),
+        (["suite", "--bogus"], "unknown option '--bogus'"),
+        (["suite", "--shapes"], "--shapes needs a value"),
+        (["suite", "--shapes", "/missing.txt"], "/missing.txt: cannot read the shape list"),
+        (["suite", "--shapes", bad_shapes], "bad_shapes.txt:2: N is 'x'"),
+        (["suite", "--copy-gbs", "-1"], "--copy-gbs"),
+        (["suite", "--", "--sizes", "5"], "the suite chooses the sizes"),
         (["test", "extra"], "test takes no arguments"),
         (["build", "extra"], "build takes no arguments"),
         (["setup", "extra"], "setup takes no arguments"),
@@ -219,9 +235,41 @@ with tempfile.TemporaryDirectory() as tmp:
            f"run draws results.md with the repository's tools/plot.py from any directory "
            f"(rc {rc}, {out[-300:]!r}, {err[-300:]!r})")
 
+    # --- suite: the GPU chapter it needs, the default chapter, the caller's paths. ---
+    suite_build = os.path.join(tmp, "suite-build")
+    fake_build_dir(suite_build)
+    rc, out, err = env.run(["suite"], GEMM_BUILD_DIR=suite_build)
+    expect(rc == 1 and "the suite needs a GPU chapter" in err and "no NVIDIA GPU found" in err,
+           f"suite without a GPU chapter built: a clear message (rc {rc}, {err!r})")
+    last = GPU_CHAPTERS[-1]
+    rc, out, err = env.run(["suite", last[:2]], GEMM_BUILD_DIR=suite_build, STUB_GPU="8.6")
+    expect(rc == 1 and f"{last} is not built" in err,
+           f"suite {last[:2]} where it is not built: a clear message (rc {rc}, {err!r})")
+    # Stand-in chapter binaries: the harness's CSV (a few of its columns) for the given sizes.
+    os.makedirs(os.path.join(suite_build, "chapters"))
+    for ch in (GPU_CHAPTERS[0], last):
+        write_stub(os.path.join(suite_build, "chapters", ch),
+                   f'#!{sys.executable}\nimport os, sys\na = sys.argv[1:]\n'
+                   f'rows = ["device,chapter,precision,M,N,K,beta,gflops,yardstick,'
+                   f'yardstick_gflops,pct_of_yardstick,ms_median,pass"]\n'
+                   f'for s in a[a.index("--sizes") + 1].split(","):\n'
+                   f'    rows.append("G,{ch},fp16," + s.replace("x", ",") + ",0,1,cuBLAS,2,50,1,true")\n'
+                   f'open(os.path.join(a[a.index("--out") + 1], "{ch}.csv"), "w").write("\\n".join(rows))\n')
+    with open(os.path.join(env.caller, "my_shapes.txt"), "w") as f:
+        f.write("7 8 9 tiny\n")
+    rc, out, err = env.run(["suite", "--shapes", "my_shapes.txt", "--out", "my_suite"],
+                           GEMM_BUILD_DIR=suite_build)
+    made = os.path.join(env.caller, "my_suite", f"suite_{last}.csv")
+    expect(rc == 0 and os.path.exists(made),
+           f"suite runs the last GPU chapter built, with the caller's paths (rc {rc}, "
+           f"{out[-300:]!r}, {err[-300:]!r})")
+    expect("geomean of the median % of cuBLAS: 50.0% over 1 shapes" in out,
+           f"suite prints the geomean ({out[-300:]!r})")
+
     # --- A build directory that exists keeps its options. ---
     for gpu in ("", "86"):
-        for args in (["build"], ["run", "01"], ["grade", "02", "subs"], ["sweep", "--chapter", "10"]):
+        for args in (["build"], ["run", "01"], ["grade", "02", "subs"], ["sweep", "--chapter", "10"],
+                     ["suite"]):
             rc, out, err = env.run(args, GEMM_BUILD_DIR=build, STUB_GPU=gpu)
             calls = meson_calls(env.calls())
             expect(not calls, f"./tutorial {' '.join(args)} ({'GPU ' + gpu if gpu else 'no GPU'}) leaves "

@@ -3,10 +3,11 @@
 # under plots/h200/ (and, before it, plots/h100/) and in the chapter READMEs:
 #
 #   tools/gpu_session.sh [test] [bench] [ceilings] [flush] [repeat] [tune] [tune_hopper] [ablation]
-#                        [shapes] [ncu] [sanitize]                 (default: test bench)
+#                        [shapes] [suite] [ncu] [sanitize]         (default: test bench)
 #
 # Environment: OUT (where results go; default results/), ARCH (default 90), DOCTEST_INCLUDE,
-# CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`).
+# CHAPTERS (default: all GPU chapters), EXTRA (options for every chapter binary in `bench`),
+# SUITE_CHAPTER (`suite`; default: the last of CHAPTERS that is built).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results}
@@ -163,6 +164,25 @@ if has shapes && [ -x build/tools/shape_sweep ]; then
     echo "tiles 10 exit $?"
     "$PLOT_PY" tools/plot.py "$OUT/shapes"
     grep -h -A12 "^tile model" "$OUT"/shapes/*.txt | head -40
+fi
+
+if has suite; then
+    # The last chapter of the list that this build holds (on an H200 the last Hopper chapter).
+    suite_ch=${SUITE_CHAPTER:-}
+    if [ -z "$suite_ch" ]; then
+        for ch in $GPU_CHAPTERS; do [ ! -x "build/chapters/$ch" ] || suite_ch=$ch; done
+    fi
+    log "shape suite: $suite_ch against cuBLAS on tools/suite_shapes.txt, three separate runs"
+    mkdir -p "$OUT/suite"
+    # A ceilings step of this session measured the copy bandwidth: use it, else plots/*/ceilings.csv.
+    ceil=()
+    [ ! -f "$OUT/ceilings.csv" ] || ceil=(--ceilings "$OUT/ceilings.csv")
+    for i in 1 2 3; do
+        python3 tools/suite.py "build/chapters/$suite_ch" --out "$OUT/suite/run$i" "${ceil[@]}" \
+            > "$OUT/suite/run$i.txt" 2>&1
+        echo "suite run $i exit $?"; sed -n '/^geomean/,/^wall time/p' "$OUT/suite/run$i.txt"
+        "$PLOT_PY" tools/plot.py --png "$OUT/suite/run$i"
+    done
 fi
 
 if has ncu; then

@@ -12,6 +12,9 @@ its header, and columns are found by name, so older CSVs with fewer columns stil
   peaks.csv and/or ceilings.csv -> roofline.svg for that device
   NAME.csv beside NAME.steps.csv -> NAME.svg: a shape sweep (tools/shape_sweep) with its
                                    predicted tile and wave steps
+  suite_CHAPTER.csv (a category   -> suite_CHAPTER.svg: the shape suite (tools/suite.py), one bar
+  column)                          per shape, % of cuBLAS with the rounds' spread, sorted and
+                                   coloured by category; the geomean in the title
 
 results.md needs nothing but Python; the charts need matplotlib (Debian: python3-matplotlib).
 Without it the script writes the table, prints one line saying the charts were skipped, and
@@ -168,6 +171,26 @@ def read_results(path, header, rows):
     return [Result(row, number_reader(path, n, row)) for n, row in rows]
 
 
+def read_suite(path, header, rows):
+    """A shape suite's rows (tools/suite.py): a results CSV with a category per shape, a note, and
+    the memory-bound end (the % of the copy bandwidth of the shapes below the ridge)."""
+    missing = [c for c in ("pct_of_yardstick", "category") if c not in header]
+    if missing:
+        raise InputError(f"{path}:1: no column {', '.join(missing)} (not a suite CSV?)")
+    out = []
+    for n, row in rows:
+        number = number_reader(path, n, row)
+        r = Result(row, number)
+        r.category = (row.get("category") or "").strip()
+        if not r.category:
+            raise InputError(f"{path}:{n}: column category is empty")
+        r.note = (row.get("note") or "").strip()
+        r.memory_bound = (row.get("memory_bound") or "").strip().lower() == "true"
+        r.pct_copy = number("pct_of_copy", default=0.0)
+        out.append(r)
+    return out
+
+
 def read_peaks(path, rows):
     """{device: {"fp32": GFLOPS, "fp16": GFLOPS, "bandwidth": GB/s}} from peaks.csv."""
     peaks = {}
@@ -205,6 +228,7 @@ class Inputs:
     def __init__(self):
         self.results = []  # [(stem, [Result])], chapters (and anything not a sweep)
         self.sweeps = []  # [(stem, [Result], [step rows])]
+        self.suites = []  # [(stem, [Result] with a category)], tools/suite.py
         self.peaks = {}
         self.ceilings = {}
 
@@ -241,6 +265,8 @@ def read_inputs(paths):
                 inputs.ceilings.setdefault(dev, {}).update(c)
         elif "fp32_gflops" in header and "bandwidth_gbs" in header:
             inputs.peaks.update(read_peaks(f, rows))
+        elif "chapter" in header and "category" in header:
+            inputs.suites.append((stem, read_suite(f, header, rows)))
         elif "chapter" in header:
             results = read_results(f, header, rows)
             base = f[: -len(".csv")]
@@ -289,6 +315,11 @@ def thousands(v):
     if v < 100:
         return f"{v:.{2 if v < 10 else 3}g}"
     return f"{round(v):,}"
+
+
+def geomean(values):
+    values = [v for v in values if v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
 
 
 def pct_text(r):
@@ -682,6 +713,70 @@ class Charts:
             f"serve part of them, so a point can sit above the memory roof."))
         self.save(fig, "roofline", extra=[roof_legend, chapter_legend])
 
+    def suite(self, stem, rows):
+        order = list(dict.fromkeys(r.category for r in rows))  # the list's order of categories
+        rows = [r for r in rows if r.yardstick and r.pct > 0]
+        if not rows:
+            print(f"plot.py: note: {stem}: no ratio to cuBLAS in it (--no-baseline?): no chart",
+                  file=sys.stderr)
+            return
+        rows.sort(key=lambda r: (r.pct, r.M * r.N * r.K))  # the lowest on top
+        colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(order)}
+        fig, ax = self.plt.subplots(figsize=(10.5, 2.4 + 0.19 * len(rows)))
+        y = list(range(len(rows)))
+        for cat in order:
+            mine = [(i, r) for i, r in enumerate(rows) if r.category == cat]
+            if not mine:
+                continue
+            bars = ax.barh([i for i, _ in mine], [r.pct for _, r in mine], height=0.72,
+                           color=colour[cat], label=f"{cat}: geomean "
+                           f"{geomean(r.pct for _, r in mine):.1f}% ({len(mine)})")
+            for (_, r), bar in zip(mine, bars.patches):
+                bar.set_gid(f"bar-{r.M}x{r.N}x{r.K}")
+        spread = [r for r in rows if r.has_spread]
+        if spread:
+            whiskers = ax.errorbar([r.pct for r in spread], [rows.index(r) for r in spread],
+                                   xerr=[[r.pct - r.pct_min for r in spread],
+                                         [r.pct_max - r.pct for r in spread]],
+                                   fmt="none", ecolor="#333333", elinewidth=0.8, capsize=1.8)
+            whiskers[2][0].set_gid("suite-spread")
+        ax.axvline(100, color="#222222", ls="--", lw=1.2, label="100%: as fast as cuBLAS"
+                   ).set_gid("suite-100")
+        ax.axvline(95, color="#777777", ls=":", lw=1.2, label="95%").set_gid("suite-95")
+        right = max([110] + [r.pct_max if r.has_spread else r.pct for r in rows])
+        for i, r in enumerate(rows):
+            text = f"{r.pct:.1f}%"
+            if r.memory_bound and r.pct_copy > 0:
+                share = f"{r.pct_copy:.0f}" if r.pct_copy >= 10 else f"{r.pct_copy:.2g}"
+                text += f"  {share}% of copy bandwidth"
+            end = r.pct_max if r.has_spread else r.pct
+            ax.annotate(text, xy=(end, i), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=7, color="#444444")
+            if not r.passed:
+                ax.annotate("check FAILED", xy=(0, i), xytext=(3, 0), textcoords="offset points",
+                            va="center", fontsize=7, color="#d62728", fontweight="bold")
+        name = lambda r: f"{r.M}x{r.N}x{r.K}" + (f"  {r.note}" if r.note else "")
+        ax.set_yticks(y)
+        ax.set_yticklabels([name(r) for r in rows], fontsize=7)
+        ax.set_ylim(len(rows) - 0.4, -0.6)  # the first row on top
+        ax.set_xlim(0, right * 1.28)
+        ax.grid(axis="y", visible=False)
+        ax.set_xlabel("% of cuBLAS (median of the rounds' ratios of time)")
+        ax.legend(loc="upper right", fontsize=8, framealpha=0.95, title="category",
+                  title_fontsize=8)
+        chapter = rows[0].chapter
+        memory = [r for r in rows if r.memory_bound]
+        lines = [f"{len(rows)} shapes, lowest first; " + timing_line(rows)]
+        if memory:
+            lines.append(f"{len(memory)} shapes below the ridge (memory-bound) also show the % of "
+                         f"the device's copy bandwidth they reach on their minimum bytes "
+                         f"(A + B read, C written)")
+        self.title(ax, f"{chapter} against cuBLAS on {devices_of(rows)}: geomean "
+                       f"{geomean(r.pct for r in rows):.1f}%",
+                   [w for line in lines for w in self.wrap(line)] +
+                   [w for line in conditions_lines(rows) for w in self.wrap(line)])
+        self.save(fig, stem)
+
     def sweep(self, stem, rows, steps):
         info = steps[0]
         dims = {"M": lambda r: r.M, "N": lambda r: r.N, "K": lambda r: r.K}
@@ -762,7 +857,7 @@ def main(argv):
     except InputError as e:
         print(f"plot.py: error: {e}", file=sys.stderr)
         return 2
-    if not inputs.results and not inputs.sweeps:
+    if not inputs.results and not inputs.sweeps and not inputs.suites:
         print("plot.py: error: no results CSV among " + " ".join(args.paths), file=sys.stderr)
         return 2
     first = args.paths[0]
@@ -798,6 +893,8 @@ def main(argv):
                             inputs.ceilings.get(device, {}), overview)
         for stem, rows, steps in inputs.sweeps:
             charts.sweep(stem, rows, steps)
+        for stem, rows in inputs.suites:
+            charts.suite(stem, rows)
     except OSError as e:
         print(f"plot.py: error: cannot write in {out}: {e.strerror} "
               f"({e.filename or out})", file=sys.stderr)
