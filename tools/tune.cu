@@ -12,6 +12,7 @@
 #include "13_tma_mbarrier/kernel.cuh"
 #include "14_warp_specialized/kernel.cuh"
 #include "15_wgmma_persistent/kernel.cuh"
+#include "16_every_shape/kernel.cuh"
 #else
 #include "06_cuda_register_tiled/kernel.cuh"
 #include "07_cuda_warp_tiled/kernel.cuh"
@@ -53,6 +54,18 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "15_cluster2", ch15::gemm_cfg<c15::cluster2>);
     candidate(argc, argv, "15_persistent_cluster2", ch15::gemm_cfg<c15::persistent_cluster2>);
     candidate(argc, argv, "15_persistent_cluster2_tma_store", ch15::gemm_cfg<c15::best>);
+    // Chapter 16's table: each tile and split alone, then the dispatcher (GEMM_TUNE_ONLY=16_).
+    namespace c16 = ch16::configs;
+    using ch16::Split;
+    candidate(argc, argv, "16_data_parallel",
+              ch16::gemm_named<c16::rows256_cluster2, Split::data_parallel>);
+    candidate(argc, argv, "16_stream_k", ch16::gemm_named<c16::rows256_cluster2, Split::stream_k>);
+    candidate(argc, argv, "16_hybrid", ch16::gemm_named<c16::rows256_cluster2, Split::hybrid>);
+    candidate(argc, argv, "16_rows128_stream_k", ch16::gemm_named<c16::rows128, Split::stream_k>);
+    candidate(argc, argv, "16_rows64_data_parallel",
+              ch16::gemm_named<c16::rows64, Split::data_parallel>);
+    candidate(argc, argv, "16_rows64_stream_k", ch16::gemm_named<c16::rows64, Split::stream_k>);
+    candidate(argc, argv, "16_every_shape", ch16::gemm);
 #else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;

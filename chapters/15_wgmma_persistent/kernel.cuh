@@ -78,43 +78,6 @@ using best = Config<2, true, true>;                  // both, and C through TMA 
 using single_wait0 = Config<1, false, false, 2, 8, 0>;
 }  // namespace configs
 
-// The epilogue through TMA (beta == 0): this warpgroup's (64, BN) tile goes out in (64, 32) boxes.
-// Each box is written to one of two shared-memory buffers in the TMA's 128-byte swizzle, then one
-// thread hands it to the copy engine and the warpgroup fills the other buffer: the writes to global
-// memory overlap the next box and the next tile's math. Thread t writes the elements it holds (see
-// common/device/wgmma_epilogue.cuh) at row r, column c of a box: 16-byte chunk c / 4 of the
-// 128-byte row goes to chunk (c / 4) ^ (r % 8), so that the 8 rows of a warp's write hit different
-// banks.
-template <class Cfg>
-__device__ inline void store_tile_tma(const float (&d)[ACC], float* Cs, const CUtensorMap* map_c,
-                                      int m0, int n0, float alpha, int wg, int tid) {
-    constexpr int BOX = Cfg::C_BOX;  // columns per box: 32 floats = one 128-byte swizzle row
-    const int warp = tid / 32, lane = tid % 32;
-#pragma unroll
-    for (int q = 0; q < BN / BOX; ++q) {
-        float* buf = Cs + (q % 2) * 64 * BOX;  // (64, BOX), swizzled
-        // The buffer is free once the copy engine has read the box stored from it two boxes ago.
-        if (tid == 0) tma_store_wait<1, true>();
-        named_sync(wg, WG);
-#pragma unroll
-        for (int jj = 0; jj < BOX / 8; ++jj) {
-            const int j = q * BOX / 8 + jj;             // the 8-column group of d
-            const int chunk = 2 * jj + (lane % 4) / 2;  // of the element pair in its 128-byte row
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = 16 * warp + lane / 4 + 8 * h;
-                float* p = buf + r * BOX + (chunk ^ (r % 8)) * 4 + (lane % 2) * 2;
-                *reinterpret_cast<float2*>(p) =
-                    make_float2(alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
-            }
-        }
-        fence_proxy_async();  // each thread's writes, before the copy engine reads them
-        named_sync(wg, WG);
-        if (tid == 0)
-            tma_store(map_c, buf, n0 + q * BOX, m0);  // rows past M, columns past N: not written
-    }
-}
-
 // The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are
 // walked in grouped order (GROUP_M cluster rows at a time, column by column) so that the tiles in
 // flight together share their rows of A and columns of B in L2.

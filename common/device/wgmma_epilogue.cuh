@@ -1,5 +1,6 @@
-// The register epilogue of the wgmma chapters (12 on): a warpgroup's (64, 256) accumulator tile of
-// wgmma.m64n256k16, written to C with alpha and beta.
+// The epilogues of the wgmma chapters (12 on): a warpgroup's (64, 256) accumulator tile of
+// wgmma.m64n256k16, written to C with alpha and beta from registers (store_tile), or, from chapter
+// 15 on, through shared memory and TMA stores (store_tile_tma).
 #pragma once
 
 #include "device/sm90.cuh"
@@ -34,6 +35,45 @@ __device__ inline void store_tile(const float (&d)[WGMMA_ACC], float* C, int ldc
             if (c < N) p[0] = beta == 0.0f ? v0 : v0 + beta * p[0];
             if (c + 1 < N) p[1] = beta == 0.0f ? v1 : v1 + beta * p[1];
         }
+    }
+}
+
+// The epilogue through TMA (chapter 15; beta == 0): this warpgroup's (64, 256) tile goes out in
+// (64, Cfg::C_BOX) boxes (C_BOX = 32 floats: one 128-byte swizzle row). Each box is written to one
+// of two shared-memory buffers in the TMA's 128-byte swizzle, then one thread hands it to the copy
+// engine and the warpgroup fills the other buffer: the writes to global memory overlap the next box
+// and the next tile's math. Thread t writes the elements it holds (see store_tile above) at row r,
+// column c of a box: 16-byte chunk c / 4 of the 128-byte row goes to chunk (c / 4) ^ (r % 8), so
+// that the 8 rows of a warp's write hit different banks. Cs: this warpgroup's two (64, C_BOX)
+// buffers, 1024-byte aligned.
+template <class Cfg>
+__device__ inline void store_tile_tma(const float (&d)[WGMMA_ACC], float* Cs,
+                                      const CUtensorMap* map_c, int m0, int n0, float alpha, int wg,
+                                      int tid) {
+    constexpr int BOX = Cfg::C_BOX;  // columns per box: 32 floats = one 128-byte swizzle row
+    const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+    for (int q = 0; q < 256 / BOX; ++q) {
+        float* buf = Cs + (q % 2) * 64 * BOX;  // (64, BOX), swizzled
+        // The buffer is free once the copy engine has read the box stored from it two boxes ago.
+        if (tid == 0) tma_store_wait<1, true>();
+        named_sync(wg, 128);  // the warpgroup
+#pragma unroll
+        for (int jj = 0; jj < BOX / 8; ++jj) {
+            const int j = q * BOX / 8 + jj;             // the 8-column group of d
+            const int chunk = 2 * jj + (lane % 4) / 2;  // of the element pair in its 128-byte row
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = 16 * warp + lane / 4 + 8 * h;
+                float* p = buf + r * BOX + (chunk ^ (r % 8)) * 4 + (lane % 2) * 2;
+                *reinterpret_cast<float2*>(p) =
+                    make_float2(alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
+            }
+        }
+        fence_proxy_async();  // each thread's writes, before the copy engine reads them
+        named_sync(wg, 128);  // the warpgroup
+        if (tid == 0)
+            tma_store(map_c, buf, n0 + q * BOX, m0);  // rows past M, columns past N: not written
     }
 }
 

@@ -1,0 +1,160 @@
+// Chapter 16's schedules and dispatcher, on the host alone (suite cpu: no GPU needed). The
+// schedule must hand every k-tile of every tile to exactly one unit, leave at most one partial per
+// worker, and name as each owner's peers exactly the workers that hold the rest of its tile; the
+// dispatcher must send each category of shape where the README's table says.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "16_every_shape/kernel.cuh"
+
+namespace {
+
+using ch16::Split;
+using ch16::TileKind;
+
+std::string name(Split s) {
+    return s == Split::data_parallel ? "data_parallel"
+           : s == Split::stream_k    ? "stream_k"
+                                     : "hybrid";
+}
+std::string name(TileKind t) {
+    return t == TileKind::rows64    ? "rows64"
+           : t == TileKind::rows128 ? "rows128"
+                                    : "rows256_cluster2";
+}
+
+// Walks every worker's units as the kernel does and checks the decomposition. K: the depth in
+// elements (KT = ceil(K / BK) k-tiles), for the "sum of k-ranges == K" check.
+void check_schedule(int tiles_m, int tiles_n, int K, int max_workers, Split split) {
+    const int KT = (K + ch16::BK - 1) / ch16::BK;
+    const ch16::Schedule s = ch16::make_schedule(tiles_m, tiles_n, KT, max_workers, split);
+    CAPTURE(tiles_m);
+    CAPTURE(tiles_n);
+    CAPTURE(K);
+    CAPTURE(max_workers);
+    CAPTURE(name(split));
+    REQUIRE(s.workers >= 1);
+    REQUIRE(s.workers <= max_workers);
+    REQUIRE(s.sk_workers <= s.workers);
+    CHECK(s.sk_begin(0) == 0);
+    CHECK(s.sk_begin(s.sk_workers) == s.sk_iters());
+    if (s.sk_iters() > 0)  // no empty range: an owner's peers all computed something
+        for (int w = 0; w < s.sk_workers; ++w) CHECK(s.sk_begin(w + 1) > s.sk_begin(w));
+
+    const int T = s.tiles();
+    std::vector<std::vector<int>> covered(T, std::vector<int>(KT, 0));  // units per k-tile
+    std::vector<long long> k_elems(T, 0);                               // elements of K per tile
+    struct Owned {
+        int worker;
+        ch16::Unit u;
+    };
+    std::vector<Owned> owners;
+    std::vector<ch16::Unit> first_partial(s.workers, ch16::Unit{-1, 0, 0});
+    for (int w = 0; w < s.workers; ++w) {
+        ch16::WorkerUnits units(s, w);
+        ch16::Unit u;
+        int partials = 0;
+        while (units.next(s, u)) {
+            REQUIRE(u.tile >= 0);
+            REQUIRE(u.tile < T);
+            REQUIRE(u.kb < u.ke);
+            REQUIRE(u.ke <= KT);
+            for (int k = u.kb; k < u.ke; ++k) ++covered[u.tile][k];
+            k_elems[u.tile] +=
+                std::min<long long>(1LL * u.ke * ch16::BK, K) - 1LL * u.kb * ch16::BK;
+            if (u.kb > 0) {  // leaves a partial: only the worker's first stream-K unit may
+                ++partials;
+                first_partial[w] = u;
+            } else if (u.ke < KT) {
+                owners.push_back({w, u});
+            }
+        }
+        CHECK(partials <= 1);
+    }
+    for (int t = 0; t < T; ++t) {
+        CAPTURE(t);
+        CHECK(k_elems[t] == K);  // the k-ranges of every tile add up to K
+        for (int k = 0; k < KT; ++k) CHECK(covered[t][k] == 1);
+    }
+    // Every partial is collected by exactly one owner, and the owner's range plus its peers' cover
+    // the tile.
+    std::vector<int> collected(s.workers, 0);
+    for (const Owned& o : owners) {
+        const int last = ch16::last_peer(s, o.worker, o.u);
+        int reach = o.u.ke;
+        for (int j = o.worker + 1; j <= last; ++j) {
+            CAPTURE(j);
+            REQUIRE(first_partial[j].tile == o.u.tile);
+            CHECK(first_partial[j].kb == reach);
+            reach = first_partial[j].ke;
+            ++collected[j];
+        }
+        CHECK(reach == KT);
+    }
+    for (int w = 0; w < s.workers; ++w) CHECK(collected[w] == (first_partial[w].tile >= 0 ? 1 : 0));
+}
+
+}  // namespace
+
+TEST_CASE("every schedule covers every k-tile once, and every partial has its owner") {
+    for (Split split : {Split::data_parallel, Split::stream_k, Split::hybrid})
+        for (int workers : {1, 2, 7, 66, 132})
+            for (int tm : {1, 2, 3, 9, 17})
+                for (int tn : {1, 4, 32})
+                    for (int K : {1, 64, 100, 1000, 8192, 32768})
+                        check_schedule(tm, tn, K, workers, split);
+}
+
+TEST_CASE("the shapes of the README: few tiles, deep K, squares") {
+    check_schedule(1, 32, 8192, 132, Split::stream_k);  // 128 x 8192 x 8192, 128-row tiles
+    check_schedule(2, 32, 14336, 66, Split::stream_k);  // 512 x 8192 x 14336, clusters
+    check_schedule(4, 4, 32768, 66, Split::stream_k);   // 1024 x 1024 x 32768, clusters
+    check_schedule(16, 16, 4096, 66, Split::hybrid);    // 4096 square: 3.9 waves
+    check_schedule(32, 32, 8192, 66, Split::hybrid);    // 8192 square: 15.5 waves
+}
+
+TEST_CASE("the dispatcher: which tile and split each category of shape gets on 132 SMs") {
+    struct Expect {
+        int M, N, K;
+        TileKind tile;
+        Split split;
+    };
+    const Expect table[] = {
+        // few rows (decode, small batches): the tile from M, stream-K across the SMs
+        {1, 8192, 8192, TileKind::rows64, Split::stream_k},
+        {64, 8192, 8192, TileKind::rows64, Split::stream_k},
+        {65, 8192, 8192, TileKind::rows128, Split::stream_k},
+        {128, 8192, 8192, TileKind::rows128, Split::stream_k},
+        {512, 8192, 14336, TileKind::rows256_cluster2, Split::stream_k},
+        // deep K, few tiles
+        {1024, 1024, 32768, TileKind::rows256_cluster2, Split::stream_k},
+        {1024, 1024, 1024, TileKind::rows256_cluster2, Split::stream_k},
+        // squares: whole tiles while the last wave is nearly full, else stream-K on the tail
+        {2048, 2048, 2048, TileKind::rows256_cluster2,
+         Split::data_parallel},                                         // 64 tiles, 66 workers
+        {4096, 4096, 4096, TileKind::rows256_cluster2, Split::hybrid},  // 3.88 waves
+        {8192, 8192, 8192, TileKind::rows256_cluster2, Split::hybrid},  // 15.5 waves
+        {256 * 66, 256, 4096, TileKind::rows256_cluster2, Split::data_parallel},  // whole waves
+        // shallow K: nothing to split
+        {8192, 16, 64, TileKind::rows256_cluster2, Split::data_parallel},
+        {16, 8192, 64, TileKind::rows64, Split::data_parallel},
+        {100, 8192, 512, TileKind::rows128, Split::data_parallel},  // 8 k-tiles: too shallow
+    };
+    for (const Expect& e : table) {
+        CAPTURE(e.M);
+        CAPTURE(e.N);
+        CAPTURE(e.K);
+        const ch16::Plan p = ch16::choose(e.M, e.N, e.K, 132);
+        CHECK(name(p.tile) == name(e.tile));
+        CHECK(name(p.split) == name(e.split));
+        // and the schedule the plan leads to is whole
+        const int rows = ch16::tile_rows(p.tile);
+        const int workers = p.tile == TileKind::rows256_cluster2 ? 66 : 132;
+        if (e.M < 100000)
+            check_schedule((e.M + rows - 1) / rows, (e.N + ch16::BN - 1) / ch16::BN, e.K, workers,
+                           p.split);
+    }
+}
