@@ -11,18 +11,19 @@
 // multiples of 8: otherwise the operand is first copied into an aligned, padded scratch buffer.
 #pragma once
 
-#include <cuda.h>  // CUtensorMap and its enums (types only: the driver is reached at run time)
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
 #include "cuda_check.cuh"
+#include "device/sm90.cuh"  // the PTX wrappers and tensor maps this chapter teaches (README)
 
 namespace ch12 {
+
+using namespace sm90;
 
 constexpr int BM = 128, BN = 256, BK = 64;  // block tile; BK halves = 128 bytes = one swizzle row
 constexpr int STAGES = 4;                   // tiles in flight
@@ -44,117 +45,10 @@ inline bool aligned16(const void* p) {
     return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
-// ---- device helpers: thin wrappers over one PTX instruction each --------------------------------
-// The sm_90a-only instructions exist in the sm_90a compilation pass alone; this file is built for
-// that target only (see meson.build), the guard keeps a stray other pass from failing to assemble.
+// The kernel body is sm_90a code: it exists in that compilation pass alone (see sm90.cuh).
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define CH12_SM90A 1
 #endif
-
-__device__ inline unsigned smem_u32(const void* p) {
-    return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-__device__ inline void mbar_init(uint64_t* bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(bar)), "r"(count));
-}
-// Arrives once and tells the barrier that `bytes` more will land through TMA copies.
-__device__ inline void mbar_arrive_expect_tx(uint64_t* bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)),
-                 "r"(bytes)
-                 : "memory");
-}
-__device__ inline void mbar_arrive(uint64_t* bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
-}
-// Returns once the barrier's phase with this parity has completed.
-__device__ inline void mbar_wait(uint64_t* bar, unsigned parity) {
-    asm volatile(
-        "{\n .reg .pred done;\n"
-        "WAIT_%=:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra WAIT_%=;\n}" ::"r"(smem_u32(bar)),
-        "r"(parity)
-        : "memory");
-}
-
-// One TMA copy: the box of `map` whose first element is (x = column, y = row) into dst; the bytes
-// are counted on `bar` as they land.
-__device__ inline void tma_load(void* dst, const CUtensorMap* map, int x, int y, uint64_t* bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_u32(dst)),
-        "l"(map), "r"(x), "r"(y), "r"(smem_u32(bar))
-        : "memory");
-}
-
-// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address,
-// leading- and stride-dimension byte offsets (all >> 4) and the swizzle mode (1 = 128 bytes).
-__device__ inline uint64_t smem_desc(const __half* p, unsigned lbo_bytes, unsigned sbo_bytes) {
-    return uint64_t((smem_u32(p) & 0x3FFFF) >> 4) | uint64_t(lbo_bytes >> 4) << 16 |
-           uint64_t(sbo_bytes >> 4) << 32 | uint64_t(1) << 62;
-}
-
-__device__ inline void wgmma_fence() {
-#ifdef CH12_SM90A
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#endif
-}
-__device__ inline void wgmma_commit() {
-#ifdef CH12_SM90A
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-#endif
-}
-template <int PENDING>
-__device__ inline void wgmma_wait() {
-#ifdef CH12_SM90A
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
-#endif
-}
-template <int REGS>
-__device__ inline void setmaxnreg_inc() {
-#ifdef CH12_SM90A
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
-#endif
-}
-template <int REGS>
-__device__ inline void setmaxnreg_dec() {
-#ifdef CH12_SM90A
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
-#endif
-}
-
-#define CH12_D8(i)                                                                              \
-    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-        "+f"(d[i + 6]), "+f"(d[i + 7])
-
-// d (64, 256) += A (64, 16) * B (16, 256), both from shared memory. A is K-major (row-major A: a
-// row's 16 k are contiguous); B is MN-major (row-major B: a k-row's n are contiguous), which the
-// last immediate (transpose B = 1) says. d is this thread's 128 accumulators (layout: README).
-__device__ inline void wgmma_m64n256k16(float (&d)[ACC], uint64_t desc_a, uint64_t desc_b) {
-#ifdef CH12_SM90A
-    asm volatile(
-        "{\n .reg .pred acc;\n setp.ne.b32 acc, %130, 0;\n"  // scale-d: 1 adds to d, 0 overwrites
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110,"
-        "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124,"
-        "%125, %126, %127},"
-        " %128, %129, acc, 1, 1, 0, 1;\n}"  // scale A, B by 1; transpose A: no, B: yes
-        : CH12_D8(0), CH12_D8(8), CH12_D8(16), CH12_D8(24), CH12_D8(32), CH12_D8(40), CH12_D8(48),
-          CH12_D8(56), CH12_D8(64), CH12_D8(72), CH12_D8(80), CH12_D8(88), CH12_D8(96),
-          CH12_D8(104), CH12_D8(112), CH12_D8(120)
-        : "l"(desc_a), "l"(desc_b), "r"(1));
-#else
-    (void)d, (void)desc_a, (void)desc_b;
-#endif
-}
-#undef CH12_D8
 
 // The epilogue: C = alpha * d + beta * C, C not read when beta == 0. Thread t of a warpgroup holds
 // rows r and r + 8 (r = 16 * warp + lane / 4 of its 64) and, for every 8 columns j, the pair of
@@ -295,61 +189,6 @@ static __global__ void pad_kernel(const __half* src, int ld_src, __half* dst, in
 }
 
 // ---- host side ----------------------------------------------------------------------------------
-
-// cuTensorMapEncodeTiled lives in the driver library. The runtime hands out its address, so the
-// program needs no link against libcuda (a build machine without a GPU driver has none).
-// Asking for its 12.0 signature by name takes cudaGetDriverEntryPointByVersion, new in CUDA 12.5;
-// CUDA 12.0-12.4 (Ubuntu 24.04 packages 12.0) have only cudaGetDriverEntryPoint, which returns
-// the version matching the runtime's own: 12.0 or later, the same signature. CI compiles that path
-// on a newer toolkit too, with GEMM_FORCE_DRIVER_ENTRY_POINT_FALLBACK (tests/meson.build).
-#if CUDART_VERSION >= 12050 && !defined(GEMM_FORCE_DRIVER_ENTRY_POINT_FALLBACK)
-#define CH12_ENTRY_POINT_BY_VERSION 1
-#endif
-inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
-    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-        void* p = nullptr;
-        cudaDriverEntryPointQueryResult found{};
-#ifdef CH12_ENTRY_POINT_BY_VERSION
-        GEMM_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
-                                                         cudaEnableDefault, &found));
-#else
-        GEMM_CUDA_CHECK(
-            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found));
-#endif
-        if (found != cudaDriverEntryPointSuccess || !p) {
-            std::fprintf(stderr, "cuTensorMapEncodeTiled: not found in the CUDA driver\n");
-            std::exit(1);
-        }
-        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-    }();
-    return fn;
-}
-
-// A tensor map for a row-major (rows, cols) matrix of T (__half, or float for chapter 13's C) with
-// leading dimension ld, copied in boxes of (box_rows, box_cols) with the 128-byte swizzle.
-// Out-of-range elements of a box read as zero (and are not written by a store).
-template <class T>
-inline CUtensorMap make_map(const T* p, int rows, int cols, int ld, int box_rows, int box_cols) {
-    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "fp16 or fp32");
-    CUtensorMap map;
-    const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};  // innermost first
-    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(T)};     // bytes from row to row
-    const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
-    const cuuint32_t elem_strides[2] = {1, 1};
-    const CUresult res = encode_tiled()(
-        &map, sizeof(T) == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
-        const_cast<T*>(p), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-        CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (res != CUDA_SUCCESS) {
-        std::fprintf(stderr,
-                     "cuTensorMapEncodeTiled failed (error %d) for a %d x %d fp%d matrix, ld %d, "
-                     "box %d x %d\n",
-                     int(res), rows, cols, int(8 * sizeof(T)), ld, box_rows, box_cols);
-        std::exit(1);
-    }
-    return map;
-}
 
 // An operand TMA can read: itself when aligned, else a padded copy in a scratch buffer that is
 // kept (and grown) between calls.
