@@ -21,7 +21,7 @@ log() { echo "== $(date +%T) $*"; }
 PLOT_PY=python3
 python3 -c "import matplotlib" 2>/dev/null || PLOT_PY=/usr/bin/python3
 
-GPU_CHAPTERS=${CHAPTERS:-"03_cuda_naive 04_cuda_coalesced 05_cuda_smem_tiled 06_cuda_register_tiled 07_cuda_warp_tiled 08_wmma_naive 09_wmma_smem 10_wmma_double_buffered 11_mma_ldmatrix 12_wgmma_tma 13_wgmma_persistent"}
+GPU_CHAPTERS=${CHAPTERS:-"03_cuda_naive 04_cuda_coalesced 05_cuda_smem_tiled 06_cuda_register_tiled 07_cuda_warp_tiled 08_wmma_naive 09_wmma_smem 10_wmma_double_buffered 11_mma_ldmatrix 12_wgmma_tma 13_wgmma_persistent 17_fp8"}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv 2>&1 | tee "$OUT/nvidia-smi.txt"
