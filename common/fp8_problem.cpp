@@ -51,14 +51,14 @@ float e4m3_to_float(std::uint8_t code) {
 std::uint8_t float_to_e4m3(float x) {
     if (std::isnan(x)) return kE4M3NaN;
     const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
-    const float a = std::fmin(std::fabs(x), 448.0f);  // satfinite
-    if (a < std::ldexp(1.0f, -6)) {                    // subnormal range: steps of 2^-9
+    const float a = std::fmin(std::fabs(x), 448.0f);    // satfinite
+    if (a < std::ldexp(1.0f, -6)) {                     // subnormal range: steps of 2^-9
         const int m = int(std::nearbyint(a * 512.0f));  // ties to even; 8 is the smallest normal
-        return std::uint8_t(sign | m);                  // m == 8 encodes 1.000 x 2^-6: the same bits
+        return std::uint8_t(sign | m);  // m == 8 encodes 1.000 x 2^-6: the same bits
     }
     int ex = 0;
-    std::frexp(a, &ex);  // a = f 2^ex, f in [0.5, 1)
-    int e = ex - 1;      // a in [2^e, 2^(e+1))
+    std::frexp(a, &ex);                                 // a = f 2^ex, f in [0.5, 1)
+    int e = ex - 1;                                     // a in [2^e, 2^(e+1))
     int q = int(std::nearbyint(std::ldexp(a, 3 - e)));  // 8..16: 1.mmm in eighths, ties to even
     if (q == 16) q = 8, ++e;
     return std::uint8_t(sign | (e + 7) << 3 | (q - 8));
@@ -98,7 +98,8 @@ void make_fp8_inputs(HostProblem& hp) {
     fill_codes(hp.B8, hp.B, N, K, p.ldb, p.seed, 2);
 
     hp.scale_a.assign(fp8_scale_a_count(p.precision, M, K), 0.0f);
-    hp.scale_b.assign(fp8_scale_b_count(p.precision, N, K), std::numeric_limits<float>::quiet_NaN());
+    hp.scale_b.assign(fp8_scale_b_count(p.precision, N, K),
+                      std::numeric_limits<float>::quiet_NaN());
     const int kb_count = fp8_k_blocks(K), ld_sb = fp8_scale_b_ld(K);
     if (blocks) {
         for (int kb = 0; kb < kb_count; ++kb)
@@ -121,11 +122,13 @@ void make_fp8_inputs(HostProblem& hp) {
 #pragma omp parallel for schedule(static)
     for (int m = 0; m < M; ++m)
         for (int k = 0; k < K; ++k)
-            hp.A[std::size_t(m) * p.lda + k] = e4m3_to_float(hp.A8[std::size_t(m) * p.lda + k]) * sa(m, k);
+            hp.A[std::size_t(m) * p.lda + k] =
+                e4m3_to_float(hp.A8[std::size_t(m) * p.lda + k]) * sa(m, k);
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; ++n)
         for (int k = 0; k < K; ++k)
-            hp.B[std::size_t(n) * p.ldb + k] = e4m3_to_float(hp.B8[std::size_t(n) * p.ldb + k]) * sb(n, k);
+            hp.B[std::size_t(n) * p.ldb + k] =
+                e4m3_to_float(hp.B8[std::size_t(n) * p.ldb + k]) * sb(n, k);
 
     hp.C0.assign(std::size_t(M) * std::size_t(p.ldc), padding_sentinel(p.precision));
 #pragma omp parallel for schedule(static)

@@ -1,8 +1,8 @@
 // What the FP8 chapter (17) adds to the harness's inputs: e4m3 codes, their scales, bf16 C.
-// The contract (chapters/17_fp8/README.md): C (M x N, bf16) = alpha * (sa * A) * (sb * B)^T + beta * C
-// with A (M x K) and B (N x K) row-major e4m3 codes, both K-major as FP8 wgmma needs, and sa, sb
-// their scales: one float each (Precision::E4M3), or one per 1 x 128 block of A and per
-// 128 x 128 block of B (Precision::E4M3Block, DeepSeek-V3's granularity).
+// The contract (chapters/17_fp8/README.md): C (M x N, bf16) = alpha * (sa * A) * (sb * B)^T + beta
+// * C with A (M x K) and B (N x K) row-major e4m3 codes, both K-major as FP8 wgmma needs, and sa,
+// sb their scales: one float each (Precision::E4M3), or one per 1 x 128 block of A and per 128 x
+// 128 block of B (Precision::E4M3Block, DeepSeek-V3's granularity).
 #pragma once
 
 #include <cstddef>

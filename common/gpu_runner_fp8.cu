@@ -15,14 +15,14 @@ namespace gemm {
 
 namespace {
 
-#define GEMM_CUBLASLT_CHECK(call)                                                      \
-    do {                                                                               \
-        cublasStatus_t gemm_st_ = (call);                                              \
-        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                       \
+#define GEMM_CUBLASLT_CHECK(call)                                                     \
+    do {                                                                              \
+        cublasStatus_t gemm_st_ = (call);                                             \
+        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                      \
             std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                         cublasLt_status(gemm_st_));                                   \
-            std::exit(1);                                                              \
-        }                                                                              \
+                         cublasLt_status(gemm_st_));                                  \
+            std::exit(1);                                                             \
+        }                                                                             \
     } while (0)
 
 const char* cublasLt_status(cublasStatus_t s) {
@@ -88,8 +88,8 @@ Plan& plan(Precision scaling, bool fast_accum, int M, int N, int K, int lda, int
     GEMM_CUBLASLT_CHECK(
         cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
     const int8_t fast = fast_accum ? 1 : 0;
-    GEMM_CUBLASLT_CHECK(
-        cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
+    GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                       &fast, sizeof fast));
     if (scaling == Precision::E4M3Block) {
         const int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;  // our B
         const int32_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;      // our A
@@ -112,23 +112,21 @@ Plan& plan(Precision scaling, bool fast_accum, int M, int N, int K, int lda, int
     GEMM_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kWorkspaceBytes, sizeof kWorkspaceBytes));
     const uint32_t align = 16;  // the operands are 16-byte aligned, not more (views, padding)
-    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+    for (auto attr :
+         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
         GEMM_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof align));
     int returned = 0;
-    const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
-        lt().handle, p.desc, p.a, p.b, p.c, p.c, pref, 1, &p.heuristic, &returned);
+    const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt().handle, p.desc, p.a, p.b, p.c,
+                                                             p.c, pref, 1, &p.heuristic, &returned);
     p.found = st == CUBLAS_STATUS_SUCCESS && returned > 0;
     cublasLtMatmulPreferenceDestroy(pref);
     return p;
 }
 
 void matmul(Precision scaling, bool fast_accum, int M, int N, int K, float alpha,
-            const __nv_fp8_e4m3* A, int lda, const __nv_fp8_e4m3* B, int ldb,
-            const float* scale_a, const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
-            cudaStream_t stream) {
+            const __nv_fp8_e4m3* A, int lda, const __nv_fp8_e4m3* B, int ldb, const float* scale_a,
+            const float* scale_b, float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream) {
     if (M == 0 || N == 0) return;
     Plan& p = plan(scaling, fast_accum, M, N, K, lda, ldb, ldc);
     if (!p.found) {
@@ -230,8 +228,8 @@ public:
     // Empty where cuBLASLt has no algorithm for the shape (odd K or leading dimensions): the
     // report then shows no yardstick for that size.
     std::vector<double> time_yardstick(int warmup, int reps) override {
-        if (!cublaslt_fp8_supports(scaling_, false, p_.shape.M, p_.shape.N, p_.shape.K, a(),
-                                   p_.lda, b(), p_.ldb, c(), p_.ldc))
+        if (!cublaslt_fp8_supports(scaling_, false, p_.shape.M, p_.shape.N, p_.shape.K, a(), p_.lda,
+                                   b(), p_.ldb, c(), p_.ldc))
             return {};
         return time(warmup, reps, [&] { call(yardstick_); });
     }
@@ -302,11 +300,11 @@ int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, Precision sc
         if (!o.remote.empty())  // the --remote protocol carries fp32 and fp16 operands only
             throw UsageError("--remote: the FP8 chapter is graded in one process");
         const int dev = select_device(o, info);
-        return std::unique_ptr<Backend>(new Fp8Backend(
-            dev, scaling, gemm, blocks ? cublaslt_fp8_blocks : cublaslt_fp8,
-            blocks ? "cuBLASLt FP8 e4m3->bf16, 1x128/128x128 block scales"
-                   : "cuBLASLt FP8 e4m3->bf16, per-tensor scales",
-            o.l2_flush));
+        return std::unique_ptr<Backend>(
+            new Fp8Backend(dev, scaling, gemm, blocks ? cublaslt_fp8_blocks : cublaslt_fp8,
+                           blocks ? "cuBLASLt FP8 e4m3->bf16, 1x128/128x128 block scales"
+                                  : "cuBLASLt FP8 e4m3->bf16, per-tensor scales",
+                           o.l2_flush));
     });
 }
 

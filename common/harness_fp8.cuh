@@ -49,7 +49,7 @@ void cublaslt_fp8_blocks(int M, int N, int K, float alpha, const __nv_fp8_e4m3* 
                          cudaStream_t stream);
 // Whether cuBLASLt has an algorithm for this FP8 problem (16-byte aligned operands, lda and ldb
 // multiples of 16, ldc of 8, and whatever its heuristics say).
-bool cublaslt_fp8_supports(Precision scaling, bool fast_accum, int M, int N, int K,
-                           const void* A, int lda, const void* B, int ldb, const void* C, int ldc);
+bool cublaslt_fp8_supports(Precision scaling, bool fast_accum, int M, int N, int K, const void* A,
+                           int lda, const void* B, int ldb, const void* C, int ldc);
 
 }  // namespace gemm

@@ -59,9 +59,9 @@ TEST_SUITE("e4m3 and bf16") {
         CHECK(e4m3_to_float(0xFE) == -448.0f);
         CHECK(e4m3_to_float(0x08) == std::ldexp(1.0f, -6));  // smallest normal
         CHECK(e4m3_to_float(0x01) == std::ldexp(1.0f, -9));  // smallest subnormal
-        CHECK(float_to_e4m3(1.0625f) == 0x38);    // halfway 1 and 1.125: to the even 1
-        CHECK(float_to_e4m3(1.1875f) == 0x3A);    // halfway 1.125 and 1.25: to the even 1.25
-        CHECK(float_to_e4m3(1000.0f) == 0x7E);    // saturates to 448
+        CHECK(float_to_e4m3(1.0625f) == 0x38);               // halfway 1 and 1.125: to the even 1
+        CHECK(float_to_e4m3(1.1875f) == 0x3A);  // halfway 1.125 and 1.25: to the even 1.25
+        CHECK(float_to_e4m3(1000.0f) == 0x7E);  // saturates to 448
         CHECK(float_to_e4m3(-500.0f) == 0xFE);
         CHECK(float_to_e4m3(std::numeric_limits<float>::quiet_NaN()) == kE4M3NaN);
         CHECK(float_to_e4m3(std::ldexp(1.0f, -11)) == 0x00);  // below half the smallest: zero
@@ -100,12 +100,13 @@ TEST_SUITE("fp8 inputs") {
         REQUIRE(hp.scale_a.size() == std::size_t(kb) * M);
         REQUIRE(hp.scale_b.size() == 2u * 4u);
         std::set<float> distinct(hp.scale_a.begin(), hp.scale_a.end());
-        CHECK(distinct.size() > 20);  // 40 possible values: a wrong block is a wrong scale
+        CHECK(distinct.size() > 20);       // 40 possible values: a wrong block is a wrong scale
         CHECK(std::isnan(hp.scale_b[3]));  // padding of the K-blocks
         for (int m : {0, 77, 129})
             for (int k : {0, 127, 128, 299}) {
                 const std::size_t i = std::size_t(m) * 305 + k;
-                CHECK(hp.A[i] == e4m3_to_float(hp.A8[i]) * hp.scale_a[std::size_t(k / 128) * M + m]);
+                CHECK(hp.A[i] ==
+                      e4m3_to_float(hp.A8[i]) * hp.scale_a[std::size_t(k / 128) * M + m]);
             }
         for (int n : {0, 128, 139})
             for (int k : {0, 200}) {

@@ -32,15 +32,15 @@ struct Kernel {
 
 const Kernel kKernels[] = {
     {"per_tensor (never promoted)", gemm::Precision::E4M3, ch17::gemm, false, false},
-    {"promote4 (every 512 of K)", gemm::Precision::E4M3,
-     ch17::gemm_cfg<ch17::configs::promote4>, false, false},
-    {"promote1 (every 128 of K)", gemm::Precision::E4M3,
-     ch17::gemm_cfg<ch17::configs::promote1>, false, false},
+    {"promote4 (every 512 of K)", gemm::Precision::E4M3, ch17::gemm_cfg<ch17::configs::promote4>,
+     false, false},
+    {"promote1 (every 128 of K)", gemm::Precision::E4M3, ch17::gemm_cfg<ch17::configs::promote1>,
+     false, false},
     {"per_block (1x128 / 128x128 scales)", gemm::Precision::E4M3Block, ch17::gemm_blocks, false,
      false},
     {"cuBLASLt per-tensor", gemm::Precision::E4M3, gemm::cublaslt_fp8, true, false},
-    {"cuBLASLt per-tensor, fast accumulation", gemm::Precision::E4M3,
-     gemm::cublaslt_fp8_fast_accum, true, true},
+    {"cuBLASLt per-tensor, fast accumulation", gemm::Precision::E4M3, gemm::cublaslt_fp8_fast_accum,
+     true, true},
     {"cuBLASLt block scales", gemm::Precision::E4M3Block, gemm::cublaslt_fp8_blocks, true, false},
 };
 
@@ -80,11 +80,16 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc) usage_error(a + " needs a value");
-        if (a == "--out") out = argv[++i];
-        else if (a == "--m") m = positive_int("--m", argv[++i]);
-        else if (a == "--kmax") kmax = positive_int("--kmax", argv[++i]);
-        else if (a == "--seed") seed = std::strtoull(argv[++i], nullptr, 10);
-        else usage_error("unknown argument " + a);
+        if (a == "--out")
+            out = argv[++i];
+        else if (a == "--m")
+            m = positive_int("--m", argv[++i]);
+        else if (a == "--kmax")
+            kmax = positive_int("--kmax", argv[++i]);
+        else if (a == "--seed")
+            seed = std::strtoull(argv[++i], nullptr, 10);
+        else
+            usage_error("unknown argument " + a);
     }
     std::string why;
     if (!gemm::cuda_device_available(&why)) {
@@ -94,8 +99,10 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop{};
     GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     if (prop.major != 9 || prop.minor != 0) {
-        std::printf("fp8_accuracy: skipped: chapter 17's kernels need compute capability 9.0, "
-                    "device 0 (%s) has %d.%d\n", prop.name, prop.major, prop.minor);
+        std::printf(
+            "fp8_accuracy: skipped: chapter 17's kernels need compute capability 9.0, "
+            "device 0 (%s) has %d.%d\n",
+            prop.name, prop.major, prop.minor);
         return 77;
     }
     const std::string path = out + "/fp8_accuracy.csv";
@@ -129,8 +136,10 @@ int main(int argc, char** argv) {
                 gemm::DeviceBuffer<std::uint8_t> dA(hp.A8.size()), dB(hp.B8.size());
                 gemm::DeviceBuffer<float> dsa(hp.scale_a.size()), dsb(hp.scale_b.size());
                 gemm::DeviceBuffer<__nv_bfloat16> dC(std::size_t(m) * m);
-                GEMM_CUDA_CHECK(cudaMemcpy(dA.get(), hp.A8.data(), hp.A8.size(), cudaMemcpyHostToDevice));
-                GEMM_CUDA_CHECK(cudaMemcpy(dB.get(), hp.B8.data(), hp.B8.size(), cudaMemcpyHostToDevice));
+                GEMM_CUDA_CHECK(
+                    cudaMemcpy(dA.get(), hp.A8.data(), hp.A8.size(), cudaMemcpyHostToDevice));
+                GEMM_CUDA_CHECK(
+                    cudaMemcpy(dB.get(), hp.B8.data(), hp.B8.size(), cudaMemcpyHostToDevice));
                 GEMM_CUDA_CHECK(cudaMemcpy(dsa.get(), hp.scale_a.data(), 4 * hp.scale_a.size(),
                                            cudaMemcpyHostToDevice));
                 GEMM_CUDA_CHECK(cudaMemcpy(dsb.get(), hp.scale_b.data(), 4 * hp.scale_b.size(),
@@ -139,13 +148,13 @@ int main(int argc, char** argv) {
                     const Kernel& k = kKernels[i];
                     if (k.scaling != scaling) continue;
                     err[i] = -1.0;  // n/a: cuBLASLt has no algorithm
-                    if (k.cublaslt && !gemm::cublaslt_fp8_supports(k.scaling, k.fast_accum, m, m, K,
-                                                                   dA.get(), K, dB.get(), K,
-                                                                   dC.get(), m))
+                    if (k.cublaslt &&
+                        !gemm::cublaslt_fp8_supports(k.scaling, k.fast_accum, m, m, K, dA.get(), K,
+                                                     dB.get(), K, dC.get(), m))
                         continue;
                     k.fn(m, m, K, 1.0f, reinterpret_cast<const __nv_fp8_e4m3*>(dA.get()), K,
-                         reinterpret_cast<const __nv_fp8_e4m3*>(dB.get()), K, dsa.get(),
-                         dsb.get(), 0.0f, dC.get(), m, 0);
+                         reinterpret_cast<const __nv_fp8_e4m3*>(dB.get()), K, dsa.get(), dsb.get(),
+                         0.0f, dC.get(), m, 0);
                     GEMM_CUDA_CHECK(cudaDeviceSynchronize());
                     std::vector<__nv_bfloat16> c(std::size_t(m) * m);
                     GEMM_CUDA_CHECK(cudaMemcpy(c.data(), dC.get(), c.size() * sizeof(__nv_bfloat16),
@@ -159,13 +168,16 @@ int main(int argc, char** argv) {
             }
             std::printf("%8d", K);
             for (double e : err) {
-                if (e < 0) std::printf(" | %-14s", "n/a");
-                else std::printf(" | %-14.3e", e);
+                if (e < 0)
+                    std::printf(" | %-14s", "n/a");
+                else
+                    std::printf(" | %-14.3e", e);
             }
             std::printf("\n");
             std::fflush(stdout);
         }
     }
-    std::printf("\nwrote %s (tools/plot.py %s draws fp8_accuracy.svg)\n", path.c_str(), out.c_str());
+    std::printf("\nwrote %s (tools/plot.py %s draws fp8_accuracy.svg)\n", path.c_str(),
+                out.c_str());
     return csv ? 0 : 1;
 }

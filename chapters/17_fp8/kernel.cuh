@@ -29,9 +29,9 @@ using namespace sm90;
 constexpr int BM = 128, BK = 128;  // BK bytes of e4m3 = one 128-byte swizzle row
 constexpr int CONSUMERS = 2, WG = 128, THREADS = WG * (1 + CONSUMERS);
 constexpr int WGMMA_M = 64, WGMMA_K = 32;
-constexpr int GROUP_M = 8;          // block rows walked together, for L2 reuse
-constexpr int SCALE_BLOCK = 128;    // the per-block scales' granularity along K, M and N
-constexpr int A_STAGE = BM * BK;    // bytes of A per stage: (BM, BK)
+constexpr int GROUP_M = 8;        // block rows walked together, for L2 reuse
+constexpr int SCALE_BLOCK = 128;  // the per-block scales' granularity along K, M and N
+constexpr int A_STAGE = BM * BK;  // bytes of A per stage: (BM, BK)
 static_assert(BK == SCALE_BLOCK, "a k-tile is one block of scales: it is scaled as a whole");
 
 // BN: block tile width (256: one m64n256 wgmma per 32 of K; 128: m64n128). BLOCK_SCALES: 1 x 128
@@ -42,10 +42,10 @@ template <int BN_, bool BLOCK_SCALES_, int PROMOTE_>
 struct Config {
     static constexpr int BN = BN_, PROMOTE = PROMOTE_;
     static constexpr bool BLOCK_SCALES = BLOCK_SCALES_, TWO_LEVEL = PROMOTE_ > 0;
-    static constexpr int ACC = BN / 2;      // fp32 accumulators per consumer thread: (64, BN) / 128
+    static constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128
     static constexpr int B_STAGE = BN * BK;  // bytes of B per stage: (BN, BK)
     static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
-    static constexpr int STAGES = BN == 256 ? 4 : 6;                   // 192 KB either way
+    static constexpr int STAGES = BN == 256 ? 4 : 6;                // 192 KB either way
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack for 1024 alignment
     static_assert(BN == 128 || BN == 256, "the two wgmma widths this chapter wraps");
     static_assert(!BLOCK_SCALES || PROMOTE == 1,
@@ -53,12 +53,12 @@ struct Config {
     static_assert(!TWO_LEVEL || BN == 128,
                   "two sets of (64, 256) accumulators would take 256 registers a thread (max 232)");
 };
-namespace configs {  // the steps of the README's table
-using per_tensor = Config<256, false, 0>;        // 1: scales in the epilogue (the chapter)
-using per_block = Config<128, true, 1>;          // 2: 1x128 / 128x128 scales in the main loop
-using per_tensor_n128 = Config<128, false, 0>;   // 3: the 128-wide tile, never promoted ...
-using promote1 = Config<128, false, 1>;          //    ... promoted every k-tile (128 of K)
-using promote4 = Config<128, false, 4>;          //    ... every 4 k-tiles (512 of K)
+namespace configs {                             // the steps of the README's table
+using per_tensor = Config<256, false, 0>;       // 1: scales in the epilogue (the chapter)
+using per_block = Config<128, true, 1>;         // 2: 1x128 / 128x128 scales in the main loop
+using per_tensor_n128 = Config<128, false, 0>;  // 3: the 128-wide tile, never promoted ...
+using promote1 = Config<128, false, 1>;         //    ... promoted every k-tile (128 of K)
+using promote4 = Config<128, false, 4>;         //    ... every 4 k-tiles (512 of K)
 }  // namespace configs
 
 inline bool rows_aligned16(const void* p, int ld) {  // ld in bytes: one byte per element
@@ -94,14 +94,16 @@ __device__ inline void store_tile_bf16(const float (&d)[ACC], __nv_bfloat16* C, 
             __nv_bfloat16* p = C + static_cast<long long>(row) * ldc + c;
             if (fast) {
                 if (beta != 0.0f) {
-                    const float2 old = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+                    const float2 old =
+                        __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
                     v0 += beta * old.x, v1 += beta * old.y;
                 }
                 *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
                 continue;
             }
             if (row >= M) continue;
-            if (c < N) p[0] = __float2bfloat16(beta == 0.0f ? v0 : v0 + beta * __bfloat162float(p[0]));
+            if (c < N)
+                p[0] = __float2bfloat16(beta == 0.0f ? v0 : v0 + beta * __bfloat162float(p[0]));
             if (c + 1 < N)
                 p[1] = __float2bfloat16(beta == 0.0f ? v1 : v1 + beta * __bfloat162float(p[1]));
         }
@@ -121,10 +123,11 @@ static __global__ void __launch_bounds__(THREADS, 1)
     // 128-byte swizzled tiles start on a 1024-byte boundary (the pattern repeats every 8 rows).
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
-    unsigned char* As = smem;                       // (STAGES, BM, BK) e4m3, swizzled
-    unsigned char* Bs = As + STAGES * A_STAGE;      // (STAGES, BN, BK) e4m3, swizzled
-    __shared__ uint64_t full[STAGES];   // stage s holds tile kt: its copies have landed
-    __shared__ uint64_t empty[STAGES];  // stage s may be overwritten: the consumers are done with it
+    unsigned char* As = smem;                   // (STAGES, BM, BK) e4m3, swizzled
+    unsigned char* Bs = As + STAGES * A_STAGE;  // (STAGES, BN, BK) e4m3, swizzled
+    __shared__ uint64_t full[STAGES];           // stage s holds tile kt: its copies have landed
+    __shared__ uint64_t
+        empty[STAGES];  // stage s may be overwritten: the consumers are done with it
 
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
@@ -164,7 +167,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
         float part[Cfg::TWO_LEVEL ? ACC : 1];  // the tensor cores' partial sums between promotions
         (void)part;                            // (unused when the wgmmas accumulate into acc)
-        const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
+        const int row0 = (wg - 1) * WGMMA_M;   // this warpgroup's first row in the block tile
         const int warp = tid / 32, lane = tid % 32;
         const int r = m0 + row0 + 16 * warp + lane / 4;  // this thread's rows: r and r + 8
         const int ld_sb = (KT + 3) / 4 * 4;              // scale_b's row: K-blocks, padded to 4
@@ -178,7 +181,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
                 sa1 = r + 8 < M ? __ldg(scale_a + static_cast<long long>(kt) * M + r + 8) : 0.0f;
                 sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
             }
-            mbar_wait(&full[s], (kt / STAGES) & 1);  // tile kt has landed in stage s
+            mbar_wait(&full[s], (kt / STAGES) & 1);                 // tile kt has landed in stage s
             const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
             const unsigned char* b = Bs + s * Cfg::B_STAGE;         // (BN, BK) K-major
             wgmma_fence();  // the accumulators were written by ordinary instructions before
@@ -218,8 +221,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
                              m0 + BM <= M && n0 + BN <= N && vec_c);
     }
 #else
-    (void)map_a, (void)map_b, (void)M, (void)N, (void)K, (void)alpha, (void)scale_a,
-        (void)scale_b, (void)beta, (void)C, (void)ldc, (void)vec_c;
+    (void)map_a, (void)map_b, (void)M, (void)N, (void)K, (void)alpha, (void)scale_a, (void)scale_b,
+        (void)beta, (void)C, (void)ldc, (void)vec_c;
 #endif
 }
 
@@ -282,9 +285,8 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
         return;
     }
     static const bool opted_in = [] {  // more than 48 KB of shared memory must be asked for
-        GEMM_CUDA_CHECK(cudaFuncSetAttribute(fp8_kernel<Cfg>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             Cfg::SMEM_BYTES));
+        GEMM_CUDA_CHECK(cudaFuncSetAttribute(
+            fp8_kernel<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
         return true;
     }();
     (void)opted_in;
@@ -307,9 +309,8 @@ inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int l
                                   stream);
 }
 inline void gemm_blocks(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
-                        const __nv_fp8_e4m3* B, int ldb, const float* scale_a,
-                        const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
-                        cudaStream_t stream = 0) {
+                        const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
+                        float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     gemm_cfg<configs::per_block>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc,
                                  stream);
 }
