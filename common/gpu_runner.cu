@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "gpu_backend.cuh"
 #include "gpu_timing.cuh"
 #include "harness_gpu.cuh"
 #include "runner.hpp"
@@ -98,31 +99,68 @@ template <class T>
 using GpuGemm = void (*)(int, int, int, float, const T*, int, const T*, int, float, float*, int,
                          cudaStream_t);
 
+}  // namespace
+
+DeviceBackend::DeviceBackend(int device, const char* yardstick_name, bool l2_flush)
+    : device_(device), yardstick_name_(yardstick_name), sampler_(pci_bus_id(device)) {
+    GEMM_CUDA_CHECK(cudaStreamCreate(&stream_));
+    // Twice the L2, written before every timed run, leaves none of the operands there: each
+    // run starts as a GEMM after other work would, and the chapter and cuBLAS alike.
+    if (l2_flush)
+        flush_ = DeviceBuffer<char>(2 * std::size_t(attribute(cudaDevAttrL2CacheSize, device)));
+}
+DeviceBackend::~DeviceBackend() {
+    cudaStreamDestroy(stream_);
+}
+std::string DeviceBackend::device_name() const {
+    cudaDeviceProp prop{};
+    GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+    return prop.name;
+}
+std::string DeviceBackend::device_report() const {
+    return gemm::device_report(device_);
+}
+Peaks DeviceBackend::peaks() const {
+    return device_peaks(device_);
+}
+RunEnvironment DeviceBackend::environment() const {
+    RunEnvironment e;
+    int v = 0;
+    GEMM_CUDA_CHECK(cudaRuntimeGetVersion(&v));
+    e.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    e.driver = sampler_.driver_version();
+    if (e.driver.empty()) {  // no NVML: the CUDA version the driver supports
+        GEMM_CUDA_CHECK(cudaDriverGetVersion(&v));
+        e.driver = "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    }
+    e.cublas = cublas_version();
+    e.power_limit_w = sampler_.power_limit_w();
+    return e;
+}
+void DeviceBackend::start_sampling() {
+    sampler_.start();
+}
+Sampled DeviceBackend::stop_sampling() {
+    return sampler_.stop();
+}
+std::string DeviceBackend::l2_flush() const {
+    return flush_.size() ? "yes" : "no";
+}
+void DeviceBackend::flush() {
+    if (flush_.size())
+        GEMM_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flushes_, flush_.size(), stream_));
+}
+
+namespace {
+
 template <class T>
-class GpuBackend : public Backend {
+class GpuBackend : public DeviceBackend {
 public:
     GpuBackend(int device, GpuGemm<T> chapter, GpuGemm<T> yardstick, const char* yardstick_name,
                bool l2_flush = false)
-        : device_(device),
+        : DeviceBackend(device, yardstick_name, l2_flush),
           chapter_(chapter),
-          yardstick_(yardstick),
-          yardstick_name_(yardstick_name),
-          sampler_(pci_bus_id(device)) {
-        GEMM_CUDA_CHECK(cudaStreamCreate(&stream_));
-        // Twice the L2, written before every timed run, leaves none of the operands there: each
-        // run starts as a GEMM after other work would, and the chapter and cuBLAS alike.
-        if (l2_flush) flush_ = DeviceBuffer<char>(2 * std::size_t(attribute(cudaDevAttrL2CacheSize, device)));
-    }
-    ~GpuBackend() override { cudaStreamDestroy(stream_); }
-
-    std::string device_name() const override {
-        cudaDeviceProp prop{};
-        GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
-        return prop.name;
-    }
-    std::string device_report() const override { return gemm::device_report(device_); }
-    Peaks peaks() const override { return device_peaks(device_); }
-    std::string yardstick_name() const override { return yardstick_name_; }
+          yardstick_(yardstick) {}
 
     void check_fits(const Problem& p) const override {
         std::size_t free_b = 0, total_b = 0;
@@ -165,54 +203,28 @@ public:
     }
 
     std::vector<double> time_chapter(int warmup, int reps) override {
-        return time_on_stream(stream_, warmup, reps, [&] { call(chapter_); }, [&] { flush(); });
+        return time(warmup, reps, [&] { call(chapter_); });
     }
     std::vector<double> time_yardstick(int warmup, int reps) override {
-        return time_on_stream(stream_, warmup, reps, [&] { call(yardstick_); }, [&] { flush(); });
+        return time(warmup, reps, [&] { call(yardstick_); });
     }
-
-    RunEnvironment environment() const override {
-        RunEnvironment e;
-        int v = 0;
-        GEMM_CUDA_CHECK(cudaRuntimeGetVersion(&v));
-        e.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-        e.driver = sampler_.driver_version();
-        if (e.driver.empty()) {  // no NVML: the CUDA version the driver supports
-            GEMM_CUDA_CHECK(cudaDriverGetVersion(&v));
-            e.driver = "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-        }
-        e.cublas = cublas_version();
-        e.power_limit_w = sampler_.power_limit_w();
-        return e;
-    }
-    void start_sampling() override { sampler_.start(); }
-    Sampled stop_sampling() override { return sampler_.stop(); }
-    std::string l2_flush() const override { return flush_.size() ? "yes" : "no"; }
 
 private:
-    void flush() {
-        if (flush_.size()) GEMM_CUDA_CHECK(cudaMemsetAsync(flush_.get(), ++flushes_, flush_.size(), stream_));
-    }
     void call(GpuGemm<T> fn) {
         fn(p_.shape.M, p_.shape.N, p_.shape.K, p_.alpha, dA_.get() + off_, p_.lda, dB_.get() + off_,
            p_.ldb, p_.beta, dC_.get() + off_, p_.ldc, stream_);
         GEMM_CUDA_CHECK(cudaGetLastError());
     }
 
-    int device_;
     GpuGemm<T> chapter_, yardstick_;
-    const char* yardstick_name_;
-    cudaStream_t stream_ = nullptr;
     Problem p_;
     std::size_t off_ = 0;  // Problem::view_offset
     DeviceBuffer<T> dA_, dB_;
     DeviceBuffer<float> dC_;
-    DeviceBuffer<char> flush_;  // empty: no flush (--l2-flush off)
-    unsigned char flushes_ = 0;
-    ConditionsSampler sampler_;
 };
 
-// Picks the device the options name and checks that the chapter can run on it.
+}  // namespace
+
 int select_device(const Options& o, const ChapterInfo& info) {
     std::string why;
     if (!cuda_device_available(&why)) throw NoDevice(why);
@@ -242,6 +254,8 @@ int select_device(const Options& o, const ChapterInfo& info) {
     }
     return o.device;
 }
+
+namespace {
 
 template <class T>
 int run_gpu(int argc, char** argv, const ChapterInfo& info, GpuGemm<T> gemm, GpuGemm<T> yardstick,

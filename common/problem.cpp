@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fp8_problem.hpp"
+
 namespace gemm {
 
 namespace {
@@ -61,7 +63,7 @@ struct Tally {
 
     void compare(std::size_t where, double e, double scale, float g, Precision p, int K) {
         ++checked;
-        double t = tolerance(p, K, scale);
+        double t = tolerance(p, K, scale) + output_tolerance(p, e);
         if (!std::isfinite(g)) {
             mark_bad(where, e, g, t,
                      std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
@@ -94,7 +96,18 @@ void reference_row(const HostProblem& hp, int i, double* expected, double* scale
     const int N = p.shape.N, K = p.shape.K;
     std::fill(expected, expected + N, 0.0);
     std::fill(scale, scale + N, 0.0);
-    for (int k = 0; k < K; ++k) {
+    if (is_fp8(p.precision)) {  // B is N x K: row j of B is column j of the product's B
+        const float* a = &hp.A[std::size_t(i) * p.lda];
+        for (int j = 0; j < N; ++j) {
+            const float* b = &hp.B[std::size_t(j) * p.ldb];
+            for (int k = 0; k < K; ++k) {
+                const double ab = double(a[k]) * double(b[k]);
+                expected[j] += ab;
+                scale[j] += std::fabs(ab);
+            }
+        }
+    }
+    for (int k = 0; k < K && !is_fp8(p.precision); ++k) {
         const double a = hp.A[std::size_t(i) * p.lda + k];
         const float* b = &hp.B[std::size_t(k) * p.ldb];
         for (int j = 0; j < N; ++j) {
@@ -117,8 +130,8 @@ void check_padding(const HostProblem& hp, const std::vector<float>& C, Tally& t)
     for (int i = 0; i < p.shape.M; ++i)
         for (int j = p.shape.N; j < p.ldc; ++j) {
             float g = C[std::size_t(i) * p.ldc + j];
-            if (!same_bits(g, kPaddingSentinel))
-                t.mark_bad(std::size_t(i) * p.ldc + j, kPaddingSentinel, g, 0.0,
+            if (!same_bits(g, padding_sentinel(p.precision)))
+                t.mark_bad(std::size_t(i) * p.ldc + j, padding_sentinel(p.precision), g, 0.0,
                            "padding written (column >= N)");
         }
 }
@@ -145,7 +158,21 @@ CheckResult finish(const Tally& t, const char* mode, std::size_t row_len) {
 }  // namespace
 
 const char* to_string(Precision p) {
-    return p == Precision::F32 ? "fp32" : "fp16";
+    switch (p) {
+        case Precision::F32:
+            return "fp32";
+        case Precision::F16:
+            return "fp16";
+        case Precision::E4M3:
+            return "e4m3";
+        case Precision::E4M3Block:
+            return "e4m3-block";
+    }
+    return "?";
+}
+
+float padding_sentinel(Precision p) {
+    return is_fp8(p) ? round_to_bf16(kPaddingSentinel) : kPaddingSentinel;
 }
 
 Problem Problem::resolved() const {
@@ -153,15 +180,16 @@ Problem Problem::resolved() const {
     const Shape& s = shape;
     if (s.M < 0 || s.N < 0 || s.K < 0)
         throw std::invalid_argument("negative dimension in " + str());
+    const int b_row = is_fp8(precision) ? s.K : s.N;  // FP8: B is N x K
     if (r.lda == 0) r.lda = s.K;
-    if (r.ldb == 0) r.ldb = s.N;
+    if (r.ldb == 0) r.ldb = b_row;
     if (r.ldc == 0) r.ldc = s.N;
     // A leading dimension of 0 for an empty row is legal in BLAS; keep it at least 1 like BLAS
     // does.
     r.lda = std::max(r.lda, 1);
     r.ldb = std::max(r.ldb, 1);
     r.ldc = std::max(r.ldc, 1);
-    if (r.lda < s.K || r.ldb < s.N || r.ldc < s.N)
+    if (r.lda < s.K || r.ldb < b_row || r.ldc < s.N)
         throw std::invalid_argument("leading dimension shorter than its row in " + r.str());
     if (std::max({s.M, s.N, s.K, r.lda, r.ldb, r.ldc}) > kMaxDimension)
         throw std::invalid_argument(r.str() + " has a dimension above 2^30 (" +
@@ -196,6 +224,10 @@ HostProblem make_inputs(const Problem& p_in) {
     HostProblem hp;
     hp.p = p_in.resolved();
     const Problem& p = hp.p;
+    if (is_fp8(p.precision)) {
+        make_fp8_inputs(hp);
+        return hp;
+    }
     const bool half = p.precision == Precision::F16;
     const float nan = std::numeric_limits<float>::quiet_NaN();
     fill(hp.A, p.shape.M, p.shape.K, p.lda, p.seed, 1, half, nan);
@@ -206,7 +238,7 @@ HostProblem make_inputs(const Problem& p_in) {
 
 std::vector<float> initial_C(const HostProblem& hp) {
     if (hp.p.beta != 0.0f) return hp.C0;
-    std::vector<float> C(hp.C0.size(), kPaddingSentinel);
+    std::vector<float> C(hp.C0.size(), padding_sentinel(hp.p.precision));
     const float nan = std::numeric_limits<float>::quiet_NaN();
     for (int i = 0; i < hp.p.shape.M; ++i)
         std::fill_n(&C[std::size_t(i) * hp.p.ldc], hp.p.shape.N, nan);
@@ -214,8 +246,13 @@ std::vector<float> initial_C(const HostProblem& hp) {
 }
 
 double tolerance(Precision p, int K, double scale) {
+    if (is_fp8(p)) return std::ldexp(1.0, -12) * (double(K) / 32.0 + 8.0) * scale;
     const double u = p == Precision::F32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -22);
     return u * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+}
+
+double output_tolerance(Precision p, double expected) {
+    return is_fp8(p) ? std::ldexp(std::fabs(expected), -8) : 0.0;
 }
 
 void reference_gemm(const HostProblem& hp, std::vector<double>& expected,
@@ -291,9 +328,10 @@ CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, in
             continue;
         }
         double acc = 0.0, sc = 0.0;
+        const bool bt = is_fp8(p.precision);  // B stored N x K
         for (int k = 0; k < K; ++k) {
-            const double ab =
-                double(hp.A[i * p.lda + k]) * double(hp.B[std::size_t(k) * p.ldb + j]);
+            const double ab = double(hp.A[i * p.lda + k]) *
+                              double(bt ? hp.B[j * p.ldb + k] : hp.B[std::size_t(k) * p.ldb + j]);
             acc += ab;
             sc += std::fabs(ab);
         }

@@ -10,9 +10,14 @@
 
 namespace gemm {
 
-// Element type of A and B. C and the accumulation are always float.
-enum class Precision { F32, F16 };
+// Element type of A and B. F32, F16: C and the accumulation are float. E4M3, E4M3Block (chapter 17,
+// common/fp8_problem.hpp): A and B are e4m3 codes with float scales (one per tensor, or per 1 x 128
+// block of A and 128 x 128 block of B), B is stored N x K (C = A * B^T), C is bf16.
+enum class Precision { F32, F16, E4M3, E4M3Block };
 const char* to_string(Precision p);
+inline bool is_fp8(Precision p) {
+    return p == Precision::E4M3 || p == Precision::E4M3Block;
+}
 
 // The largest M, N, K, lda, ldb or ldc the harness takes, 2^30: kernels add a tile to an index
 // in int (k0 + BK, i0 + BM), which must not overflow even on the last tile.
@@ -20,7 +25,7 @@ constexpr int kMaxDimension = 1 << 30;
 
 struct Problem {
     Shape shape;
-    int lda = 0, ldb = 0, ldc = 0;  // 0 means tight: K, N, N
+    int lda = 0, ldb = 0, ldc = 0;  // 0 means tight: K, N (K for the FP8 precisions), N
     float alpha = 1.0f, beta = 0.0f;
     std::uint64_t seed = 2024;
     Precision precision = Precision::F32;
@@ -28,19 +33,24 @@ struct Problem {
     // into a bigger matrix (1 makes every base pointer miss its 16-byte alignment).
     int view_offset = 0;
 
-    // Fills the tight leading dimensions and checks that lda >= K, ldb >= N, ldc >= N, that no
+    // Fills the tight leading dimensions and checks that lda >= K, ldb >= N (>= K when B is N x K,
+    // the FP8 precisions), ldc >= N, that no
     // dimension or leading dimension exceeds kMaxDimension and that every matrix (padding
     // included) has fewer than 2^31 elements, so that int indexing is safe. Throws
     // std::invalid_argument naming the problem.
     Problem resolved() const;
     std::size_t elems_A() const { return std::size_t(shape.M) * std::size_t(lda); }
-    std::size_t elems_B() const { return std::size_t(shape.K) * std::size_t(ldb); }
+    std::size_t elems_B() const {
+        return std::size_t(is_fp8(precision) ? shape.N : shape.K) * std::size_t(ldb);
+    }
     std::size_t elems_C() const { return std::size_t(shape.M) * std::size_t(ldc); }
     std::string str() const;  // "M=17 N=33 K=65 lda=68 ldb=33 ldc=40 alpha=1 beta=0"
 };
 
 // The value every padding column of C holds before a run; a kernel that changes it fails.
 constexpr float kPaddingSentinel = -77777.0f;
+// The same, as C of this precision holds it (bf16 for the FP8 precisions: -77824).
+float padding_sentinel(Precision p);
 
 // Host copies of the inputs exactly as the kernel sees them (F16: already rounded to half and
 // stored back as float), with their padding. Padding of A and B holds NaN, so a kernel that lets a
@@ -48,6 +58,11 @@ constexpr float kPaddingSentinel = -77777.0f;
 struct HostProblem {
     Problem p;
     std::vector<float> A, B, C0;  // C0: C before the run (beta * C0 is part of the answer)
+    // The FP8 precisions only: what the kernel reads, the e4m3 codes (padding: the NaN code 0x7F)
+    // and the scales (layouts: fp8_problem.hpp). A and B above then hold the dequantized values,
+    // code * scale, exact in float, which the reference multiplies; C0 is bf16-exact.
+    std::vector<std::uint8_t> A8, B8;
+    std::vector<float> scale_a, scale_b;
 };
 
 // Deterministic inputs: uniform in [-1, 1), a pure function of (seed, matrix, row, column), so the
@@ -79,7 +94,12 @@ struct CheckResult {
 // with u the unit roundoff of the accumulation (2^-24 for fp32 FMA; 2^-22 for tensor cores, which
 // may truncate inside their adders). The scale term bounds what rounding can do; a wrong index,
 // a missing term or a skipped tile is orders of magnitude larger.
+// FP8: Hopper's e4m3 wgmma keeps about 14 bits while it adds (chapter 17's README), so the bound
+// grows linearly, 2^-12 per 32-deep wgmma step: 2^-12 * (K / 32 + 8) * scale, the worst case of a
+// kernel that never promotes its sums to fp32; plus the bf16 rounding of C, output_tolerance().
 double tolerance(Precision p, int K, double scale);
+// What rounding the result to C's type may add: 0 for float C, 2^-8 |expected| for bf16 C.
+double output_tolerance(Precision p, double expected);
 
 // Full check: the reference for every element in double (OpenMP), then the comparison.
 CheckResult check_full(const HostProblem& hp, const std::vector<float>& C);

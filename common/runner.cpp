@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "fp8_problem.hpp"
 #include "remote.hpp"
 #include "report.hpp"
 
@@ -149,7 +150,7 @@ Row measure(Backend& backend, const ChapterInfo& info, Precision precision, cons
     r.ms_median = median(t_chapter);
     r.ms_min = *std::min_element(t_chapter.begin(), t_chapter.end());
     r.gflops = gflops(problem.shape, r.ms_median);
-    if (!yard.empty()) {
+    if (!yard.empty() && !t_yard.empty()) {  // empty: the yardstick cannot take this shape
         r.yardstick = yard;
         r.yardstick_ms_median = median(t_yard);
         r.yardstick_gflops = gflops(problem.shape, r.yardstick_ms_median);
@@ -265,7 +266,10 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
           const std::vector<Shape>& bench_sizes, const std::string& yard, const std::string& prog) {
     const bool large = info.min_cc > 0;
     std::vector<Problem> problems = grading_problems(o.seed, large);
-    for (Problem& p : problems) p.precision = precision;
+    for (Problem& p : problems) {
+        p.precision = precision;
+        if (is_fp8(precision)) p = as_fp8(p, precision);  // B is N x K, its padding past K
+    }
     std::cout << "grading " << info.id << " on " << problems.size() << " shapes drawn from seed "
               << o.seed << "\n";
     std::ostringstream shapes_json;
@@ -394,6 +398,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     const std::string yard = o.baseline ? backend->yardstick_name() : std::string();
     std::cout << "== " << info.id << ": " << info.title << "\n"
               << backend->device_report() << "inputs: uniform in [-1, 1), " << to_string(precision)
+              << (is_fp8(precision) ? " codes of 448 u with seeded scales, C bf16" : "")
               << ", seed " << o.seed << "; alpha " << o.alpha << ", beta " << o.beta
               << "\ntiming: " << o.rounds << " rounds alternating the chapter and the yardstick, "
               << o.reps << " timed runs each per round after " << o.warmup << " warm-up runs"

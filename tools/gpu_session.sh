@@ -170,7 +170,9 @@ if has suite; then
     # The last chapter of the list that this build holds (on an H200 the last Hopper chapter).
     suite_ch=${SUITE_CHAPTER:-}
     if [ -z "$suite_ch" ]; then
-        for ch in $GPU_CHAPTERS; do [ ! -x "build/chapters/$ch" ] || suite_ch=$ch; done
+        for ch in $(python3 tools/chapters.py ids --kind cuda,hopper --precision fp32,fp16); do
+            [ ! -x "build/chapters/$ch" ] || suite_ch=$ch
+        done
     fi
     log "shape suite: $suite_ch against cuBLAS on tools/suite_shapes.txt, three separate runs"
     mkdir -p "$OUT/suite"

@@ -15,6 +15,8 @@ its header, and columns are found by name, so older CSVs with fewer columns stil
   suite_CHAPTER.csv (a category   -> suite_CHAPTER.svg: the shape suite (tools/suite.py), one bar
   column)                          per shape, % of cuBLAS with the rounds' spread, sorted and
                                    coloured by category; the geomean in the title
+  fp8_accuracy.csv (tools/fp8_accuracy) -> fp8_accuracy.svg: relative error against K of each
+                                   FP8 kernel and cuBLASLt, one panel per input distribution
 
 results.md needs nothing but Python; the charts need matplotlib (Debian: python3-matplotlib).
 Without it the script writes the table, prints one line saying the charts were skipped, and
@@ -65,6 +67,7 @@ NAPKIN = {
     # Chapters 14 and 15 under their names before issue 19, in the committed plots/h100, plots/h200.
     "12_wgmma_tma": ("tile", 128, 256),
     "13_wgmma_persistent": ("tile", 256, 256),
+    "17_fp8": ("tile", 128, 256),  # configs::per_tensor; e = 1 (e4m3), C bf16
 }
 
 
@@ -229,6 +232,7 @@ class Inputs:
         self.results = []  # [(stem, [Result])], chapters (and anything not a sweep)
         self.sweeps = []  # [(stem, [Result], [step rows])]
         self.suites = []  # [(stem, [Result] with a category)], tools/suite.py
+        self.accuracy = []  # [(stem, [row dicts])], tools/fp8_accuracy
         self.peaks = {}
         self.ceilings = {}
 
@@ -267,6 +271,8 @@ def read_inputs(paths):
             inputs.peaks.update(read_peaks(f, rows))
         elif "chapter" in header and "category" in header:
             inputs.suites.append((stem, read_suite(f, header, rows)))
+        elif "rel_err" in header and "kernel" in header and "K" in header:
+            inputs.accuracy.append((stem, read_accuracy(f, rows)))
         elif "chapter" in header:
             results = read_results(f, header, rows)
             base = f[: -len(".csv")]
@@ -280,6 +286,16 @@ def read_inputs(paths):
         else:
             print(f"plot.py: note: {f}: skipped, not a CSV this script knows", file=sys.stderr)
     return inputs
+
+
+def read_accuracy(path, rows):
+    """tools/fp8_accuracy's rows: dist, K, kernel, rel_err (and max_rel_err)."""
+    out = []
+    for n, row in rows:
+        number = number_reader(path, n, row)
+        out.append({"dist": (row.get("dist") or "").strip(), "kernel": row["kernel"].strip(),
+                    "K": number("K", integer=True), "rel_err": number("rel_err")})
+    return out
 
 
 def read_steps(path, header, rows):
@@ -463,12 +479,17 @@ def results_md(rows):
 
 # --- The roofline's x ---------------------------------------------------------------------------
 def element_bytes(r):
-    return 2.0 if r.precision == "fp16" else 4.0
+    return 1.0 if r.precision.startswith("e4m3") else 2.0 if r.precision == "fp16" else 4.0
+
+
+def c_bytes(r):
+    """Bytes of one element of C: bf16 for the FP8 chapter, fp32 for the others."""
+    return 2.0 if r.precision.startswith("e4m3") else 4.0
 
 
 def min_traffic_bytes(r):
     """A and B read once, C written once (and read once when beta != 0)."""
-    c = 4.0 * r.M * r.N * (2 if r.beta != 0 else 1)
+    c = c_bytes(r) * r.M * r.N * (2 if r.beta != 0 else 1)
     return element_bytes(r) * (r.M * r.K + r.K * r.N) + c
 
 
@@ -478,7 +499,7 @@ def napkin_bytes(r):
     if model is None:
         return None
     e, M, N, K = element_bytes(r), r.M, r.N, r.K
-    c = 4.0 * M * N * (2 if r.beta != 0 else 1)
+    c = c_bytes(r) * M * N * (2 if r.beta != 0 else 1)
     if model[0] == "thread":
         return 2.0 * e * M * N * K + c
     BM, BN = model[1], model[2]
@@ -777,6 +798,33 @@ class Charts:
                    [w for line in conditions_lines(rows) for w in self.wrap(line)])
         self.save(fig, stem)
 
+    def accuracy(self, stem, rows):
+        """Relative error (Frobenius) against K, log-log, one panel per input distribution."""
+        dists = sorted({r["dist"] for r in rows})
+        fig, axes = self.plt.subplots(1, len(dists), figsize=(6.5 * len(dists), 4.8), squeeze=False)
+        for ax, dist in zip(axes[0], dists):
+            kernels = []
+            for r in rows:
+                if r["dist"] == dist and r["kernel"] not in kernels:
+                    kernels.append(r["kernel"])
+            for i, k in enumerate(kernels):
+                pts = sorted((r["K"], r["rel_err"]) for r in rows
+                             if r["dist"] == dist and r["kernel"] == k and r["rel_err"] > 0)
+                if not pts:
+                    continue
+                dashed = k.startswith("cuBLASLt")
+                line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "--" if dashed else "o-",
+                                ms=3.5, lw=1.6, color=PALETTE[i % len(PALETTE)], label=k)
+                line.set_gid("accuracy-" + slug(dist) + "-" + slug(k))
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("K")
+            ax.set_ylabel("relative error ||C - C_ref|| / ||C_ref||")
+            ax.set_title(f"{dist} inputs")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+        self.save(fig, stem)
+
     def sweep(self, stem, rows, steps):
         info = steps[0]
         dims = {"M": lambda r: r.M, "N": lambda r: r.N, "K": lambda r: r.K}
@@ -857,7 +905,7 @@ def main(argv):
     except InputError as e:
         print(f"plot.py: error: {e}", file=sys.stderr)
         return 2
-    if not inputs.results and not inputs.sweeps and not inputs.suites:
+    if not inputs.results and not inputs.sweeps and not inputs.suites and not inputs.accuracy:
         print("plot.py: error: no results CSV among " + " ".join(args.paths), file=sys.stderr)
         return 2
     first = args.paths[0]
@@ -895,6 +943,8 @@ def main(argv):
             charts.sweep(stem, rows, steps)
         for stem, rows in inputs.suites:
             charts.suite(stem, rows)
+        for stem, rows in inputs.accuracy:
+            charts.accuracy(stem, rows)
     except OSError as e:
         print(f"plot.py: error: cannot write in {out}: {e.strerror} "
               f"({e.filename or out})", file=sys.stderr)

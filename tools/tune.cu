@@ -13,6 +13,8 @@
 #include "14_warp_specialized/kernel.cuh"
 #include "15_wgmma_persistent/kernel.cuh"
 #include "16_every_shape/kernel.cuh"
+#include "17_fp8/kernel.cuh"
+#include "harness_fp8.cuh"
 #else
 #include "06_cuda_register_tiled/kernel.cuh"
 #include "07_cuda_warp_tiled/kernel.cuh"
@@ -40,6 +42,18 @@ void candidate(int argc, char** argv, const std::string& id, Fn fn) {
     worst = std::max(worst, rc);
 }
 
+#ifdef GEMM_TUNE_HOPPER
+// Chapter 17's steps: FP8 kernels, timed against cuBLASLt with the same scales.
+void candidate_fp8(int argc, char** argv, const std::string& id, gemm::Precision scaling,
+                   gemm::GpuGemmFp8 fn) {
+    const char* only = std::getenv("GEMM_TUNE_ONLY");
+    if (only && id.find(only) == std::string::npos) return;
+    const int rc = gemm::run_fp8_chapter(argc, argv, {id, "FP8 step", 90, {4096}, 90}, scaling, fn);
+    if (rc == 2 || rc == 77) std::exit(rc);
+    worst = std::max(worst, rc);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +80,13 @@ int main(int argc, char** argv) {
               ch16::gemm_named<c16::rows64, Split::data_parallel>);
     candidate(argc, argv, "16_rows64_stream_k", ch16::gemm_named<c16::rows64, Split::stream_k>);
     candidate(argc, argv, "16_every_shape", ch16::gemm);
+    namespace c17 = ch17::configs;
+    const gemm::Precision tensor = gemm::Precision::E4M3, blocks = gemm::Precision::E4M3Block;
+    candidate_fp8(argc, argv, "17_per_tensor", tensor, ch17::gemm_cfg<c17::per_tensor>);
+    candidate_fp8(argc, argv, "17_per_block", blocks, ch17::gemm_cfg<c17::per_block>);
+    candidate_fp8(argc, argv, "17_per_tensor_n128", tensor, ch17::gemm_cfg<c17::per_tensor_n128>);
+    candidate_fp8(argc, argv, "17_promote1", tensor, ch17::gemm_cfg<c17::promote1>);
+    candidate_fp8(argc, argv, "17_promote4", tensor, ch17::gemm_cfg<c17::promote4>);
 #else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;

@@ -31,7 +31,7 @@ __device__ inline unsigned smem_u32(const void* p) {
 
 // A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address,
 // leading- and stride-dimension byte offsets (all >> 4) and the swizzle mode (1 = 128 bytes).
-__device__ inline uint64_t smem_desc(const __half* p, unsigned lbo_bytes, unsigned sbo_bytes) {
+__device__ inline uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
     return uint64_t((smem_u32(p) & 0x3FFFF) >> 4) | uint64_t(lbo_bytes >> 4) << 16 |
            uint64_t(sbo_bytes >> 4) << 32 | uint64_t(1) << 62;
 }
@@ -223,19 +223,24 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
     return fn;
 }
 
-// A tensor map for a row-major (rows, cols) matrix of T (__half, or float for chapter 15's C) with
+// A tensor map for a row-major (rows, cols) matrix of T (__half; float for chapter 15's C; one-byte
+// e4m3 codes, copied as uint8, for chapter 17) with
 // leading dimension ld, copied in boxes of (box_rows, box_cols) with the 128-byte swizzle.
 // Out-of-range elements of a box read as zero (and are not written by a store).
 template <class T>
 inline CUtensorMap make_map(const T* p, int rows, int cols, int ld, int box_rows, int box_cols) {
-    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "fp16 or fp32");
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "fp8, fp16 or fp32");
     CUtensorMap map;
     const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};  // innermost first
     const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(T)};       // bytes from row to row
     const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
     const cuuint32_t elem_strides[2] = {1, 1};
     const CUresult res = encode_tiled()(
-        &map, sizeof(T) == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+        &map,
+        sizeof(T) == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+        : sizeof(T) == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        2,
         const_cast<T*>(p), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
         CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

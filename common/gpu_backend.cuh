@@ -1,0 +1,50 @@
+// What every GPU Backend shares whatever its operands' type: the device, its stream, the L2 flush
+// before timed runs, the conditions sampler. gpu_runner.cu derives the fp32 and fp16 backends from
+// it, gpu_runner_fp8.cu the e4m3 one.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu_conditions.hpp"
+#include "gpu_timing.cuh"
+#include "harness_gpu.cuh"
+#include "runner.hpp"
+
+namespace gemm {
+
+class DeviceBackend : public Backend {
+public:
+    DeviceBackend(int device, const char* yardstick_name, bool l2_flush);
+    ~DeviceBackend() override;
+    std::string device_name() const override;
+    std::string device_report() const override;
+    Peaks peaks() const override;
+    std::string yardstick_name() const override { return yardstick_name_; }
+    RunEnvironment environment() const override;
+    void start_sampling() override;
+    Sampled stop_sampling() override;
+    std::string l2_flush() const override;
+
+protected:
+    // CUDA-event times of `reps` calls on the stream, each after an L2 flush (when on).
+    template <class Fn>
+    std::vector<double> time(int warmup, int reps, Fn&& call) {
+        return time_on_stream(stream_, warmup, reps, call, [&] { flush(); });
+    }
+    void flush();
+
+    int device_;
+    const char* yardstick_name_;
+    cudaStream_t stream_ = nullptr;
+    DeviceBuffer<char> flush_;  // empty: no flush (--l2-flush off)
+    unsigned char flushes_ = 0;
+    ConditionsSampler sampler_;
+};
+
+// Picks the device the options name; throws NoDevice when the chapter cannot run on it.
+int select_device(const Options& o, const ChapterInfo& info);
+
+}  // namespace gemm
