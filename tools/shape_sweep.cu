@@ -47,37 +47,26 @@ gemm::TileModel model(Kernel kernel) {
     return {Cfg::BM, Cfg::BN, device_attr(cudaDevAttrMultiProcessorCount), blocks};
 }
 
-// Mirrors ch10::gemm's choice (the tile by shared memory; tight lda = K, ldb = N allow cp.async
-// when they are multiples of 8).
-template <class Cfg>
-gemm::TileModel ch10_model(bool vec) {
-    return vec ? model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, true>)
-               : model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, false>);
-}
+// The tile of the configuration chapter 10's or 11's gemm() picks, asked of the chapter itself
+// (choose_config) for tight leading dimensions lda = K, ldb = N: 16-byte copies when both are
+// multiples of 8. The model then needs the kernel instance that configuration runs.
 bool ch10_tiles(long long, long long N, long long K, gemm::TileModel& t) {
-    namespace c = ch10::configs;
     const bool vec = K % 8 == 0 && N % 8 == 0;
-    const int optin = device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    if (vec && optin >= c::b128x256_k64_s3::SMEM_BYTES)
-        t = ch10_model<c::b128x256_k64_s3>(vec);
-    else if (optin >= c::b128x256_k32_s3::SMEM_BYTES)
-        t = ch10_model<c::b128x256_k32_s3>(vec);
-    else
-        t = ch10_model<c::b128x128_k32_s2>(vec);
+    ch10::choose_config(vec, [&](auto cfg) {
+        using Cfg = decltype(cfg);
+        t = vec ? model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, true>)
+                : model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, false>);
+    });
     return true;
 }
 
-// Mirrors ch11::gemm's choice.
 bool ch11_tiles(long long, long long N, long long K, gemm::TileModel& t) {
-    namespace c = ch11::configs;
     const bool vec = K % 8 == 0 && N % 8 == 0;
-    const int optin = device_attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    if (vec && optin >= c::b128x256_k64_s3::SMEM_BYTES)
-        t = model<c::b128x256_k64_s3>(ch11::mma_pipelined_kernel<c::b128x256_k64_s3, true, false>);
-    else if (vec && optin >= c::b128x256_k32_s3::SMEM_BYTES)
-        t = model<c::b128x256_k32_s3>(ch11::mma_pipelined_kernel<c::b128x256_k32_s3, true, false>);
-    else
-        t = model<c::b128x128_k32_s2>(ch11::mma_pipelined_kernel<c::b128x128_k32_s2, false, false>);
+    ch11::choose_config(vec, [&](auto cfg) {
+        using Cfg = decltype(cfg);
+        t = vec ? model<Cfg>(ch11::mma_pipelined_kernel<Cfg, true, false>)
+                : model<Cfg>(ch11::mma_pipelined_kernel<Cfg, false, false>);
+    });
     return true;
 }
 

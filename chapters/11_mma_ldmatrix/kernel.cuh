@@ -322,18 +322,28 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
 }
 
 // The largest default configuration that this device's shared memory takes.
-inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
-                 int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+// The configuration gemm() runs, from whether 16-byte copies are possible (vec) and how much shared
+// memory a block may opt into: fn(Cfg{}) is called with it. tools/shape_sweep asks the same
+// function for the tile it marks, so the two cannot drift apart.
+template <class Fn>
+inline void choose_config(bool vec, Fn&& fn) {
     const int smem_optin = gemm::dev::smem_optin_bytes();
     // With scalar copies (misaligned A/B) a 64x64 warp tile would spill: the 64x32 warp tiles of
     // the small config instead, as on sm_75 (64 KB).
-    const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);
     if (vec && smem_optin >= configs::b128x256_k64_s3::SMEM_BYTES)  // sm_80, sm_90: 163, 227 KB
-        gemm_cfg<configs::b128x256_k64_s3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+        fn(configs::b128x256_k64_s3{});
     else if (vec && smem_optin >= configs::b128x256_k32_s3::SMEM_BYTES)  // sm_86, sm_89: 99 KB
-        gemm_cfg<configs::b128x256_k32_s3>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+        fn(configs::b128x256_k32_s3{});
     else  // sm_75 (64 KB), or no cp.async
-        gemm_cfg<configs::b128x128_k32_s2>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+        fn(configs::b128x128_k32_s2{});
+}
+
+inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                 int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    const bool vec = lda % VEC == 0 && ldb % VEC == 0 && aligned16(A) && aligned16(B);
+    choose_config(vec, [&](auto cfg) {
+        gemm_cfg<decltype(cfg)>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    });
 }
 
 }  // namespace ch11
