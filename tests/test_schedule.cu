@@ -129,15 +129,17 @@ TEST_CASE("the dispatcher: which tile and split each category of shape gets on 1
         {65, 8192, 8192, TileKind::rows128, Split::stream_k},
         {128, 8192, 8192, TileKind::rows128, Split::stream_k},
         {512, 4096, 14336, TileKind::rows256_cluster2, Split::stream_k},  // 32 tiles, 66 workers
-        // 64 tiles for 66 workers: one wave, nearly full; stream-K's k-tiles cost twice
+        // 64 tiles for 66 workers: one wave, nearly full; stream-K's k-tiles cost 1.5 here
         {512, 8192, 14336, TileKind::rows256_cluster2, Split::data_parallel},
         // deep K, few tiles
         {1024, 1024, 32768, TileKind::rows256_cluster2, Split::stream_k},
         {64, 64, 262144, TileKind::rows64, Split::stream_k},
-        // 16 tiles of 16 k-tiles: stream-K's share (8 at least) at twice the cost is no gain
+        // 16 tiles of 16 k-tiles: stream-K's share (8 at least) at 1.5 times the cost is no gain
         {1024, 1024, 1024, TileKind::rows256_cluster2, Split::data_parallel},
-        // squares: a full wave or more, whole tiles (chapter 15's path): hybrid's tail loses more
-        // in L2 than it saves in idle SMs
+        // squares: whole tiles (chapter 15's path): hybrid's tail loses more in L2 than it saves
+        // in idle SMs, but just past one wave (80 tiles, 66 workers) the hybrid wins
+        {512, 10240, 8192, TileKind::rows256_cluster2, Split::hybrid},
+        {256, 8192, 8192, TileKind::rows256_cluster2, Split::stream_k},  // 32 tiles, 66 workers
         {2048, 2048, 2048, TileKind::rows256_cluster2,
          Split::data_parallel},  // 64 tiles, 66 workers
         {4096, 4096, 4096, TileKind::rows256_cluster2, Split::data_parallel},     // 3.88 waves

@@ -262,14 +262,21 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             wgmma_wait<0>();
             release((it + STAGES - 1) % STAGES);  // the unit's last stage
 
+            int tm, tn;
+            sched.origin(u.tile, tm, tn);
+            const int m0 = (tm * CLUSTER + int(rank)) * BM, n0 = tn * BN;
             // BEGIN SOLUTION: mid-tile units leave partials, the owner adds them
+            // This thread's rows, r and r + 8, hold part of C: rows past M are never stored, so
+            // their partials are neither written nor read (at M = 1, 4 threads of 128 move data).
+            const bool live = m0 + row0 + 16 * warp + lane / 4 < M;
             // Not the tile's first k-tile: hand the partial sums to the owner.
             if (STREAM_K && u.kb > 0) {
                 float4* p = partials + slot(worker) * (ACC / 4) * WG + tid;
+                if (live)
 #pragma unroll
-                for (int i = 0; i < ACC / 4; ++i)
-                    __stcg(p + i * WG,
-                           make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
+                    for (int i = 0; i < ACC / 4; ++i)
+                        __stcg(p + i * WG,
+                               make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
                 // Every thread's partial is written before the flag says so: the barrier orders
                 // them before thread 0's release store, which makes them visible at GPU scope.
                 named_sync(wg, WG);
@@ -287,6 +294,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                     // The acquire by thread 0, then the barrier: every thread reads after the flag.
                     named_sync(wg, WG);
                     const float4* p = partials + slot(j) * (ACC / 4) * WG + tid;
+                    if (!live) continue;
 #pragma unroll
                     for (int i = 0; i < ACC / 4; ++i) {
                         const float4 v = __ldcg(p + i * WG);  // from L2: never a stale L1 line
@@ -297,9 +305,6 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             }
             // END SOLUTION
             // The one epilogue of the tile, as chapter 15: alpha and beta applied once, to the sum.
-            int tm, tn;
-            sched.origin(u.tile, tm, tn);
-            const int m0 = (tm * CLUSTER + int(rank)) * BM, n0 = tn * BN;
             if (tma_c) {
                 float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
                                                      (wg - 1) * Cfg::C_CHUNK_BYTES);
@@ -378,19 +383,20 @@ inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers,
 // test (tests/test_schedule.cu) can pin every branch; the README's table draws it. The tile comes
 // from M alone. The split from a cost in k-tile times: whole tiles take ceil(tiles / workers)
 // waves of KT; stream-K takes the even share, tiles * KT / workers, plus a fix-up (writing,
-// waiting for and reading partials: FIXUP_KTILES, to be tuned on the H200), each of its k-tiles
-// counted SK_KTILE_COST times: stream-K ranges run side by side in different tiles at different
-// depths and lose the grouped order's sharing of A and B in L2. Measured on the H200 before this
-// factor (cost 1): 4096^3 as hybrid 93.7% of cuBLAS against chapter 15's whole tiles 99.0%,
-// 2048 x 4096 x 14336 79.7% against 99.2%. With 2, hybrid is never cheaper than whole tiles once
-// there is a full wave: stream-K serves the shapes of fewer tiles than workers.
+// waiting for and reading partials: FIXUP_KTILES, to be tuned on the H200). With 256-row cluster
+// tiles each stream-K k-tile counts SK_KTILE_COST times: stream-K ranges run side by side in
+// different tiles at different depths and lose the grouped order's sharing of A and B in L2.
+// Measured on the H200 with cost 1: 4096^3 as hybrid 93.7% of cuBLAS against chapter 15's whole
+// tiles 99.0%, 2048 x 4096 x 14336 79.7% against 99.2%, 512 x 6144 x 4096 75.5% against 85.2%,
+// while 256 x 8192 x 8192 (32 tiles for 66 workers) gained (87.5% against 65.2%). Few-rows tiles
+// stream B once in any order: cost 1 (their stream-K and hybrid runs beat whole tiles).
 enum class TileKind { rows64, rows128, rows256_cluster2 };
 struct Plan {
     TileKind tile;
     Split split;
 };
 constexpr int FIXUP_KTILES = 4;
-constexpr int SK_KTILE_COST = 2;
+constexpr double SK_KTILE_COST = 1.5;
 
 inline int tile_rows(TileKind t) {
     return t == TileKind::rows64 ? 64 : t == TileKind::rows128 ? 128 : 256;
@@ -404,9 +410,13 @@ inline Plan choose(int M, int N, int K, int sms) {
         static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) * ((N + BN - 1) / BN);
     const long long KT = (K + BK - 1) / BK;
     const long long dp_cost = (tiles + workers - 1) / workers * KT;
-    const long long sk_share = std::max<long long>(tiles * KT / workers, MIN_SK_ITERS);
-    if (tiles % workers == 0 || SK_KTILE_COST * sk_share + FIXUP_KTILES >= dp_cost)
-        return {tile, Split::data_parallel};
+    // Stream-K (hybrid: after the whole waves it keeps, as make_schedule) at its cost per k-tile.
+    const long long kept = tiles >= workers ? tiles / workers - 1 : 0;  // whole waves kept
+    const long long sk_share =
+        std::max<long long>((tiles - kept * workers) * KT / workers, MIN_SK_ITERS);
+    const double per_ktile = tile == TileKind::rows256_cluster2 ? SK_KTILE_COST : 1.0;
+    const double sk_cost = double(kept * KT) + per_ktile * double(sk_share) + FIXUP_KTILES;
+    if (tiles % workers == 0 || sk_cost >= double(dp_cost)) return {tile, Split::data_parallel};
     return {tile, tiles < workers ? Split::stream_k : Split::hybrid};
 }
 
