@@ -32,7 +32,7 @@ void check_split_paths(Fn fn) {
         gemm_tests::make(64, 1024, 8192),
         gemm_tests::make(37, 520, 4100, 0, 0, 0, 1.5f, -0.5f),
         gemm_tests::make(100, 2048, 4096, 0, 0, 0, 0.5f, 2.0f),
-        gemm_tests::make(128, 512, 6144, 136, 520, 516),  // padded lds, beta 0, C by TMA
+        gemm_tests::make(128, 512, 6144, 6152, 520, 516),  // padded lds, beta 0, C by TMA
         gemm_tests::make(200, 1536, 3000, 0, 0, 0, -1.0f, 0.25f),
         gemm_tests::make(130, 1000, 5003),  // N % 4 != 0: C from registers
         gemm_tests::make(1024, 1024, 8192),

@@ -128,15 +128,23 @@ TEST_CASE("the dispatcher: which tile and split each category of shape gets on 1
         {64, 8192, 8192, TileKind::rows64, Split::stream_k},
         {65, 8192, 8192, TileKind::rows128, Split::stream_k},
         {128, 8192, 8192, TileKind::rows128, Split::stream_k},
-        {512, 8192, 14336, TileKind::rows256_cluster2, Split::stream_k},
+        {512, 4096, 14336, TileKind::rows256_cluster2, Split::stream_k},  // 32 tiles, 66 workers
+        // 64 tiles for 66 workers: one wave, nearly full; stream-K's k-tiles cost 1.5 here
+        {512, 8192, 14336, TileKind::rows256_cluster2, Split::data_parallel},
         // deep K, few tiles
         {1024, 1024, 32768, TileKind::rows256_cluster2, Split::stream_k},
-        {1024, 1024, 1024, TileKind::rows256_cluster2, Split::stream_k},
-        // squares: whole tiles while the last wave is nearly full, else stream-K on the tail
+        {64, 64, 262144, TileKind::rows64, Split::stream_k},
+        // 16 tiles of 16 k-tiles: stream-K's share (8 at least) at 1.5 times the cost is no gain
+        {1024, 1024, 1024, TileKind::rows256_cluster2, Split::data_parallel},
+        // squares: whole tiles (chapter 15's path): hybrid's tail loses more in L2 than it saves
+        // in idle SMs, but just past one wave (80 tiles, 66 workers) the hybrid wins
+        {512, 10240, 8192, TileKind::rows256_cluster2, Split::hybrid},
+        {256, 8192, 8192, TileKind::rows256_cluster2, Split::stream_k},  // 32 tiles, 66 workers
         {2048, 2048, 2048, TileKind::rows256_cluster2,
-         Split::data_parallel},                                         // 64 tiles, 66 workers
-        {4096, 4096, 4096, TileKind::rows256_cluster2, Split::hybrid},  // 3.88 waves
-        {8192, 8192, 8192, TileKind::rows256_cluster2, Split::hybrid},  // 15.5 waves
+         Split::data_parallel},  // 64 tiles, 66 workers
+        {4096, 4096, 4096, TileKind::rows256_cluster2, Split::data_parallel},     // 3.88 waves
+        {8192, 8192, 8192, TileKind::rows256_cluster2, Split::data_parallel},     // 15.5 waves
+        {2048, 4096, 14336, TileKind::rows256_cluster2, Split::data_parallel},    // 1.94 waves
         {256 * 66, 256, 4096, TileKind::rows256_cluster2, Split::data_parallel},  // whole waves
         // shallow K: nothing to split
         {8192, 16, 64, TileKind::rows256_cluster2, Split::data_parallel},
@@ -157,4 +165,16 @@ TEST_CASE("the dispatcher: which tile and split each category of shape gets on 1
             check_schedule((e.M + rows - 1) / rows, (e.N + ch16::BN - 1) / ch16::BN, e.K, workers,
                            p.split);
     }
+}
+
+TEST_CASE("deep K on few tiles: fewer workers per tile where the owner's serial fix-up dominates") {
+    // 64 x 64 x 262144: one tile of 4096 k-tiles. 132 workers would leave 131 partials for the
+    // owner to add in turn; about sqrt(4096 / PARTIAL_KTILES) = 45 do better.
+    const ch16::Schedule deep = ch16::make_schedule(1, 1, 4096, 132, Split::stream_k);
+    CHECK(deep.sk_workers == 45);
+    CHECK(deep.workers == 45);
+    check_schedule(1, 1, 4096 * ch16::BK, 132, Split::stream_k);
+    // Many tiles, or a gain under a quarter: every worker stays (128 x 4096 x 4096, 128-row tiles).
+    CHECK(ch16::make_schedule(1, 16, 64, 132, Split::stream_k).sk_workers == 128);
+    CHECK(ch16::make_schedule(4, 4, 512, 66, Split::stream_k).sk_workers == 66);
 }

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -110,6 +111,8 @@ struct WorkerUnits {
     __host__ __device__ WorkerUnits(const Schedule& s, int w)
         : t(w), it(s.sk_begin(w)), end(s.sk_begin(w + 1)) {}
     __host__ __device__ bool next(const Schedule& s, Unit& u) {
+        bool more = false;
+        // BEGIN SOLUTION: whole tiles round-robin, then the stream-K range cut at tile boundaries
         if (t < s.dp_tiles) {
             u = {t, 0, s.KT};
             t += s.workers;
@@ -120,7 +123,9 @@ struct WorkerUnits {
         u.kb = it % s.KT;
         u.ke = end - it < s.KT - u.kb ? u.kb + (end - it) : s.KT;
         it += u.ke - u.kb;
-        return true;
+        more = true;
+        // END SOLUTION
+        return more;
     }
 };
 
@@ -144,7 +149,9 @@ __device__ inline unsigned flag_acquire(const unsigned* flag) {
     return v;
 }
 
-template <class Cfg>
+// STREAM_K false: whole tiles only, the fix-up compiled out, so that a data-parallel plan runs
+// chapter 15's loop and nothing more (the registers and the code of its fastest kernel).
+template <class Cfg, bool STREAM_K>
 static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cfg::THREADS, 1)
     stream_k_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b,
@@ -255,20 +262,29 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             wgmma_wait<0>();
             release((it + STAGES - 1) % STAGES);  // the unit's last stage
 
+            int tm, tn;
+            sched.origin(u.tile, tm, tn);
+            const int m0 = (tm * CLUSTER + int(rank)) * BM, n0 = tn * BN;
             // BEGIN SOLUTION: mid-tile units leave partials, the owner adds them
-            if (u.kb > 0) {  // not the tile's first k-tile: hand the partial sums to the owner
+            // This thread's rows, r and r + 8, hold part of C: rows past M are never stored, so
+            // their partials are neither written nor read (at M = 1, 4 threads of 128 move data).
+            const bool live = m0 + row0 + 16 * warp + lane / 4 < M;
+            // Not the tile's first k-tile: hand the partial sums to the owner.
+            if (STREAM_K && u.kb > 0) {
                 float4* p = partials + slot(worker) * (ACC / 4) * WG + tid;
+                if (live)
 #pragma unroll
-                for (int i = 0; i < ACC / 4; ++i)
-                    __stcg(p + i * WG,
-                           make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
+                    for (int i = 0; i < ACC / 4; ++i)
+                        __stcg(p + i * WG,
+                               make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
                 // Every thread's partial is written before the flag says so: the barrier orders
                 // them before thread 0's release store, which makes them visible at GPU scope.
                 named_sync(wg, WG);
                 if (tid == 0) flag_release(flags + slot(worker), epoch);
                 continue;
             }
-            if (u.ke < sched.KT) {  // the owner of a split tile: add the later workers' partials
+            // The owner of a split tile: add the later workers' partials.
+            if (STREAM_K && u.ke < sched.KT) {
                 const int last = last_peer(sched, worker, u);
 #pragma unroll 1
                 for (int j = worker + 1; j <= last; ++j) {
@@ -278,6 +294,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                     // The acquire by thread 0, then the barrier: every thread reads after the flag.
                     named_sync(wg, WG);
                     const float4* p = partials + slot(j) * (ACC / 4) * WG + tid;
+                    if (!live) continue;
 #pragma unroll
                     for (int i = 0; i < ACC / 4; ++i) {
                         const float4 v = __ldcg(p + i * WG);  // from L2: never a stale L1 line
@@ -288,9 +305,6 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             }
             // END SOLUTION
             // The one epilogue of the tile, as chapter 15: alpha and beta applied once, to the sum.
-            int tm, tn;
-            sched.origin(u.tile, tm, tn);
-            const int m0 = (tm * CLUSTER + int(rank)) * BM, n0 = tn * BN;
             if (tma_c) {
                 float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
                                                      (wg - 1) * Cfg::C_CHUNK_BYTES);
@@ -319,6 +333,14 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
 enum class Split { data_parallel, stream_k, hybrid };
 
 constexpr int MIN_SK_ITERS = 8;  // k-tiles per stream-K range at least: a partial costs ~2 k-tiles
+constexpr int PARTIAL_KTILES = 2;  // an owner adds its peers' partials in turn, ~2 k-tiles each
+
+// A stream-K range's time in k-tiles with w workers: its share of the iterations, then, at the
+// tile's owner, one partial after another from the tile's other workers.
+inline long long sk_time(int sk_iters, int sk_tiles, int w) {
+    const int per_tile = (w + sk_tiles - 1) / sk_tiles;  // workers that share one tile
+    return (sk_iters + w - 1) / w + static_cast<long long>(PARTIAL_KTILES) * (per_tile - 1);
+}
 
 inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers, Split split,
                               int group_m = 8) {
@@ -336,6 +358,23 @@ inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers,
     const int sk_iters = s.sk_iters();
     // Enough workers to share the iterations, none with fewer than MIN_SK_ITERS.
     s.sk_workers = std::max(1, std::min(max_workers, sk_iters / MIN_SK_ITERS));
+    // Deep K on few tiles: past ~sqrt(KT / PARTIAL_KTILES) workers per tile, the owner's serial
+    // fix-up grows faster than the share shrinks (64 x 64 x 262144: 132 workers, 131 partials in
+    // a row). Fewer workers only where the model saves a quarter: a memory-bound few-rows shape
+    // wants every SM streaming B.
+    if (sk_iters > 0) {
+        // The best count is a whole number k of workers per tile (the fix-up steps at each), near
+        // k = sqrt(iterations per tile / PARTIAL_KTILES): two candidates, no search per call.
+        const int sk_tiles = T - s.dp_tiles;
+        const int k = int(std::sqrt(double(s.KT) / PARTIAL_KTILES));
+        int best = s.sk_workers;
+        for (int c : {k, k + 1}) {
+            const int w = std::min(std::max(c, 1) * sk_tiles, s.sk_workers);
+            if (sk_time(sk_iters, sk_tiles, w) < sk_time(sk_iters, sk_tiles, best)) best = w;
+        }
+        if (4 * sk_time(sk_iters, sk_tiles, best) < 3 * sk_time(sk_iters, sk_tiles, s.sk_workers))
+            s.sk_workers = best;
+    }
     s.workers = std::max(std::min(s.dp_tiles, max_workers), sk_iters > 0 ? s.sk_workers : 0);
     return s;
 }
@@ -344,13 +383,20 @@ inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers,
 // test (tests/test_schedule.cu) can pin every branch; the README's table draws it. The tile comes
 // from M alone. The split from a cost in k-tile times: whole tiles take ceil(tiles / workers)
 // waves of KT; stream-K takes the even share, tiles * KT / workers, plus a fix-up (writing,
-// waiting for and reading partials: FIXUP_KTILES, to be tuned on the H200).
+// waiting for and reading partials: FIXUP_KTILES, to be tuned on the H200). With 256-row cluster
+// tiles each stream-K k-tile counts SK_KTILE_COST times: stream-K ranges run side by side in
+// different tiles at different depths and lose the grouped order's sharing of A and B in L2.
+// Measured on the H200 with cost 1: 4096^3 as hybrid 93.7% of cuBLAS against chapter 15's whole
+// tiles 99.0%, 2048 x 4096 x 14336 79.7% against 99.2%, 512 x 6144 x 4096 75.5% against 85.2%,
+// while 256 x 8192 x 8192 (32 tiles for 66 workers) gained (87.5% against 65.2%). Few-rows tiles
+// stream B once in any order: cost 1 (their stream-K and hybrid runs beat whole tiles).
 enum class TileKind { rows64, rows128, rows256_cluster2 };
 struct Plan {
     TileKind tile;
     Split split;
 };
 constexpr int FIXUP_KTILES = 4;
+constexpr double SK_KTILE_COST = 1.5;
 
 inline int tile_rows(TileKind t) {
     return t == TileKind::rows64 ? 64 : t == TileKind::rows128 ? 128 : 256;
@@ -364,9 +410,13 @@ inline Plan choose(int M, int N, int K, int sms) {
         static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) * ((N + BN - 1) / BN);
     const long long KT = (K + BK - 1) / BK;
     const long long dp_cost = (tiles + workers - 1) / workers * KT;
-    const long long sk_share = std::max<long long>(tiles * KT / workers, MIN_SK_ITERS);
-    if (tiles % workers == 0 || sk_share + FIXUP_KTILES >= dp_cost)
-        return {tile, Split::data_parallel};
+    // Stream-K (hybrid: after the whole waves it keeps, as make_schedule) at its cost per k-tile.
+    const long long kept = tiles >= workers ? tiles / workers - 1 : 0;  // whole waves kept
+    const long long sk_share =
+        std::max<long long>((tiles - kept * workers) * KT / workers, MIN_SK_ITERS);
+    const double per_ktile = tile == TileKind::rows256_cluster2 ? SK_KTILE_COST : 1.0;
+    const double sk_cost = double(kept * KT) + per_ktile * double(sk_share) + FIXUP_KTILES;
+    if (tiles % workers == 0 || sk_cost >= double(dp_cost)) return {tile, Split::data_parallel};
     return {tile, tiles < workers ? Split::stream_k : Split::hybrid};
 }
 
@@ -432,12 +482,14 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
                      int ldb, float beta, float* C, int ldc, Split split, cudaStream_t stream) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = stream_k_kernel<Cfg>;
+    auto kernel_sk = stream_k_kernel<Cfg, true>;
+    auto kernel_dp = stream_k_kernel<Cfg, false>;  // whole tiles only: chapter 15's kernel
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once (the
     // stream-K owners wait for other workers: the whole grid must be resident).
     static const int resident_clusters = [&] {
-        GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             Cfg::SMEM_BYTES));
+        for (auto k : {kernel_sk, kernel_dp})
+            GEMM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 Cfg::SMEM_BYTES));
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(Cfg::CLUSTER * 1024);
         cfg.blockDim = dim3(Cfg::THREADS);
@@ -448,7 +500,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
         cfg.attrs = &attr;
         cfg.numAttrs = 1;
         int n = 0;
-        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel_sk, &cfg));
         return n;
     }();
     const Schedule sched =
@@ -467,6 +519,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
         sched.sk_iters() > 0
             ? workspace_for(std::size_t(sched.workers) * Cfg::CLUSTER * Cfg::CONSUMERS, stream)
             : Workspace{};
+    const auto kernel = sched.sk_iters() > 0 ? kernel_sk : kernel_dp;
     kernel<<<sched.workers * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
         map_a, map_b, map_c, sched, M, N, alpha, beta, C, ldc, vec_c, tma_c, ws.partials, ws.flags,
         ws.epoch);
