@@ -41,9 +41,9 @@ static_assert(BK == SCALE_BLOCK, "a k-tile is one block of scales: it is scaled 
 // it is added to the fp32 accumulators (0: never; the wgmmas accumulate into them directly).
 // PERSISTENT: one block per SM walks the tiles (chapter 15), so the producer loads the next tile
 // while the consumers store this one. CLUSTER: blocks stacked along M sharing B, each copying
-// 1 / CLUSTER of it with TMA multicast (chapter 15). IN_FLIGHT: k-tiles of wgmmas a consumer
-// leaves running (0: wait for all; 1: the previous stage is released, and with PROMOTE == 1 its
-// partial product promoted, while this k-tile's run: two register sets of partial sums).
+// 1 / CLUSTER of it with TMA multicast (chapter 15). IN_FLIGHT 1: without promotion, one k-tile
+// of wgmmas stays in flight (wait_group 1, chapter 15); with PROMOTE == 1, each k-tile's partial
+// sums are promoted while the next k-tile's wgmmas run, in a second register set (0: neither).
 template <int BN_, bool BLOCK_SCALES_, int PROMOTE_, bool PERSISTENT_ = false, int CLUSTER_ = 1,
           int IN_FLIGHT_ = 0>
 struct Config {
@@ -76,8 +76,7 @@ using promote4 = Config<128, false, 4>;         //    ... every 4 k-tiles (512 o
 using per_tensor_wait1 = Config<256, false, 0, false, 1, 1>;  // one k-tile of wgmmas in flight
 using per_tensor_persistent = Config<256, false, 0, true, 1, 1>;           // + persistent
 using per_tensor_persistent_cluster2 = Config<256, false, 0, true, 2, 1>;  // + B multicast
-// Promotion beside the next k-tile's wgmmas (two sets of partial sums). ptxas serializes its
-// wgmmas (C7514: it does not see that wait_group 1 retired the set being promoted).
+// Each k-tile's promotion runs beside the next k-tile's wgmmas (two sets of partial sums).
 using per_block_overlap = Config<128, true, 1, false, 1, 1>;
 using per_block_persistent = Config<128, true, 1, true, 1, 0>;  // per_block, persistent
 }  // namespace configs
@@ -299,9 +298,9 @@ static __global__ void __launch_bounds__(THREADS, 1)
                 wgmma_wait<0>();
                 release((it + STAGES - 1) % STAGES);  // the tile's last stage (K > 0: KT >= 1)
             } else {
-                // Promoted every k-tile, with the promotion beside the next k-tile's wgmmas: those
-                // write one set of partial sums while the other, the previous k-tile's, is scaled
-                // into acc. The k-loop is unrolled by two so that both sets stay in registers.
+                // Promoted every k-tile, beside the next k-tile's wgmmas: those write one set of
+                // partial sums while the other, the previous k-tile's, is scaled into acc. The
+                // k-loop is unrolled by two so that both sets stay in registers.
                 float part0[ACC], part1[ACC];
                 float p0 = 1.0f, p1 = 1.0f;  // the in-flight k-tile's scales, rows r and r + 8
                 auto promote = [&](float(&prev)[ACC], float q0, float q1) {
@@ -330,11 +329,12 @@ static __global__ void __launch_bounds__(THREADS, 1)
                         wgmma_e4m3<ACC>(cur, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                         smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
                     wgmma_commit();
-                    wgmma_wait<1>();  // k-tile kt - 1's wgmmas are done: prev and its stage
-                    if (kt > 0) {
-                        release((it + STAGES - 1) % STAGES);
-                        promote(prev, p0, p1);
-                    }
+                    // k-tile kt - 1's partial sums, finished by the previous wait, are promoted
+                    // while this k-tile's wgmmas run (ptxas serializes the wgmmas if this waits
+                    // for one group in flight instead: C7514).
+                    if (kt > 0) promote(prev, p0, p1);
+                    wgmma_wait<0>();  // this k-tile's wgmmas are done reading stage s
+                    release(s);
                     p0 = c0, p1 = c1;
                     ++it;
                 };
@@ -342,8 +342,6 @@ static __global__ void __launch_bounds__(THREADS, 1)
                     ktile(kt, part0, part1);
                     if (kt + 1 < KT) ktile(kt + 1, part1, part0);
                 }
-                wgmma_wait<0>();
-                release((it + STAGES - 1) % STAGES);  // the tile's last stage (K > 0: KT >= 1)
                 if (KT % 2 == 1)
                     promote(part0, p0, p1);
                 else
