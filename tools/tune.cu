@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
                   ch17::gemm_cfg<c17::per_tensor_persistent>);
     candidate_fp8(argc, argv, "17_per_tensor_persistent_cluster2", tensor,
                   ch17::gemm_cfg<c17::per_tensor_persistent_cluster2>);
-    candidate_fp8(argc, argv, "17_per_block_overlap", blocks, ch17::gemm_cfg<c17::per_block_overlap>);
+    candidate_fp8(argc, argv, "17_per_block_overlap", blocks,
+                  ch17::gemm_cfg<c17::per_block_overlap>);
     candidate_fp8(argc, argv, "17_per_block_persistent", blocks,
                   ch17::gemm_cfg<c17::per_block_persistent>);
 #else

@@ -51,7 +51,7 @@ struct Config {
     static constexpr bool BLOCK_SCALES = BLOCK_SCALES_, TWO_LEVEL = PROMOTE_ > 0;
     static constexpr bool PERSISTENT = PERSISTENT_;
     static constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128
-    static constexpr int B_STAGE = BN * BK;  // bytes of B per stage: (BN, BK)
+    static constexpr int B_STAGE = BN * BK;      // bytes of B per stage: (BN, BK)
     static constexpr int B_PART = BN / CLUSTER;  // rows of B each block of a cluster copies
     static constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
     static constexpr int STAGES = BN == 256 ? 4 : 6;                // 192 KB either way
@@ -73,8 +73,8 @@ using per_tensor_n128 = Config<128, false, 0>;  // 3: the 128-wide tile, never p
 using promote1 = Config<128, false, 1>;         //    ... promoted every k-tile (128 of K)
 using promote4 = Config<128, false, 4>;         //    ... every 4 k-tiles (512 of K)
 // Chapter 15's schedule on FP8 (tuning candidates, measured against the steps above):
-using per_tensor_wait1 = Config<256, false, 0, false, 1, 1>;  // one k-tile of wgmmas in flight
-using per_tensor_persistent = Config<256, false, 0, true, 1, 1>;           // + persistent
+using per_tensor_wait1 = Config<256, false, 0, false, 1, 1>;      // one k-tile of wgmmas in flight
+using per_tensor_persistent = Config<256, false, 0, true, 1, 1>;  // + persistent
 using per_tensor_persistent_cluster2 = Config<256, false, 0, true, 2, 1>;  // + B multicast
 // Each k-tile's promotion runs beside the next k-tile's wgmmas (two sets of partial sums).
 using per_block_overlap = Config<128, true, 1, false, 1, 1>;
@@ -160,12 +160,12 @@ static __global__ void __launch_bounds__(THREADS, 1)
     __shared__ uint64_t empty[STAGES];  // every consumer of the cluster is done with stage s
 
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
-    const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;  // this block's place in its cluster
+    const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
     const int tiles_m = (M + CLUSTER * BM - 1) / (CLUSTER * BM), tiles_n = (N + BN - 1) / BN;
-    const int tiles = tiles_m * tiles_n;                 // cluster tiles
-    const int first = blockIdx.x / CLUSTER;              // this cluster's first tile
+    const int tiles = tiles_m * tiles_n;                             // cluster tiles
+    const int first = blockIdx.x / CLUSTER;                          // this cluster's first tile
     const int step = Cfg::PERSISTENT ? gridDim.x / CLUSTER : tiles;  // then every step-th
-    const int KT = (K + BK - 1) / BK;                    // k-tiles
+    const int KT = (K + BK - 1) / BK;                                // k-tiles
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -234,10 +234,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
             if constexpr (Cfg::IN_FLIGHT == 0) {
                 float part[Cfg::TWO_LEVEL ? ACC : 1];  // the tensor cores' sums between promotions
-                (void)part;                            // (unused when the wgmmas accumulate into acc)
+                (void)part;  // (unused when the wgmmas accumulate into acc)
                 for (int kt = 0; kt < KT; ++kt, ++it) {
                     const int s = it % STAGES;
-                    // Block scales of this k-tile, loaded before the wait so that the loads overlap it.
+                    // Block scales of this k-tile, loaded before the wait: the loads overlap it.
                     float sa0 = 1.0f, sa1 = 1.0f, sb = 1.0f;
                     if constexpr (Cfg::BLOCK_SCALES) {
                         sa0 = r < M ? __ldg(scale_a + static_cast<long long>(kt) * M + r) : 0.0f;
@@ -256,14 +256,15 @@ static __global__ void __launch_bounds__(THREADS, 1)
                         // 32-deep step is 32 bytes further along the (swizzled) row.
                         const uint64_t da = smem_desc(a + kk * WGMMA_K, 16, 1024);
                         const uint64_t db = smem_desc(b + kk * WGMMA_K, 16, 1024);
-                        if constexpr (Cfg::TWO_LEVEL)  // the first step after a promotion starts afresh
+                        // The first step after a promotion starts afresh.
+                        if constexpr (Cfg::TWO_LEVEL)
                             wgmma_e4m3<ACC>(part, da, db, kk > 0 || kt % Cfg::PROMOTE != 0);
                         else
                             wgmma_e4m3<ACC>(acc, da, db, 1);
                     }
                     // END SOLUTION
                     wgmma_commit();
-                    wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
+                    wgmma_wait<0>();  // this tile's wgmmas are done with stage s: refill it
                     release(s);
                     if constexpr (Cfg::TWO_LEVEL) {
                         if ((kt + 1) % Cfg::PROMOTE == 0 || kt + 1 == KT) {
@@ -287,10 +288,13 @@ static __global__ void __launch_bounds__(THREADS, 1)
                     const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
                     const unsigned char* b = Bs + s * Cfg::B_STAGE;         // (BN, BK) K-major
                     wgmma_fence();  // the accumulators were written by ordinary instructions before
+
+                    // BEGIN SOLUTION: the stage's four wgmmas, into acc
 #pragma unroll
                     for (int kk = 0; kk < BK / WGMMA_K; ++kk)
                         wgmma_e4m3<ACC>(acc, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                         smem_desc(b + kk * WGMMA_K, 16, 1024), 1);
+                    // END SOLUTION
                     wgmma_commit();
                     wgmma_wait<1>();  // k-tile kt - 1's wgmmas are done reading their stage
                     if (kt > 0) release((it + STAGES - 1) % STAGES);
@@ -316,18 +320,22 @@ static __global__ void __launch_bounds__(THREADS, 1)
                     float c0 = 1.0f, c1 = 1.0f;
                     if constexpr (Cfg::BLOCK_SCALES) {
                         const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
-                        c0 = r < M ? sb * __ldg(scale_a + static_cast<long long>(kt) * M + r) : 0.0f;
-                        c1 = r + 8 < M ? sb * __ldg(scale_a + static_cast<long long>(kt) * M + r + 8)
-                                       : 0.0f;
+                        c0 =
+                            r < M ? sb * __ldg(scale_a + static_cast<long long>(kt) * M + r) : 0.0f;
+                        c1 = r + 8 < M
+                                 ? sb * __ldg(scale_a + static_cast<long long>(kt) * M + r + 8)
+                                 : 0.0f;
                     }
                     mbar_wait(&full[s], (it / STAGES) & 1);  // tile kt has landed in stage s
                     const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
                     const unsigned char* b = Bs + s * Cfg::B_STAGE;         // (BN, BK) K-major
                     wgmma_fence();  // cur was read by ordinary instructions (its last promotion)
+                    // BEGIN SOLUTION: the stage's four wgmmas into cur, the first overwriting it
 #pragma unroll
                     for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first step starts afresh
                         wgmma_e4m3<ACC>(cur, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                         smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+                    // END SOLUTION
                     wgmma_commit();
                     // k-tile kt - 1's partial sums, finished by the previous wait, are promoted
                     // while this k-tile's wgmmas run (ptxas serializes the wgmmas if this waits
@@ -460,8 +468,7 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 4 == 0;
     const int tiles =
         ((M + Cfg::CLUSTER * BM - 1) / (Cfg::CLUSTER * BM)) * ((N + Cfg::BN - 1) / Cfg::BN);
-    const int clusters =
-        Cfg::PERSISTENT ? std::min(tiles, std::max(resident_clusters, 1)) : tiles;
+    const int clusters = Cfg::PERSISTENT ? std::min(tiles, std::max(resident_clusters, 1)) : tiles;
     if constexpr (Cfg::CLUSTER == 1) {
         kernel<<<clusters, THREADS, Cfg::SMEM_BYTES, stream>>>(
             map_a, map_b, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c);
