@@ -142,6 +142,23 @@ TEST_SUITE("hopper configurations") {
     TEST_CASE("17_fp8, promoted every 4 k-tiles") {
         check_fp8(ch17::gemm_cfg<ch17::configs::promote4>, gemm::Precision::E4M3);
     }
+    // Chapter 15's schedule on FP8 (tuning candidates).
+    TEST_CASE("17_fp8, one k-tile of wgmmas in flight") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_wait1>, gemm::Precision::E4M3);
+    }
+    TEST_CASE("17_fp8, persistent") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent>, gemm::Precision::E4M3);
+    }
+    TEST_CASE("17_fp8, persistent, clusters of two sharing B") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent_cluster2>,
+                  gemm::Precision::E4M3);
+    }
+    TEST_CASE("17_fp8, per-block scales, promotion beside the next k-tile's wgmmas") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_overlap>, gemm::Precision::E4M3Block);
+    }
+    TEST_CASE("17_fp8, per-block scales, persistent") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_persistent>, gemm::Precision::E4M3Block);
+    }
     // The check can fail: per-block inputs through the per-tensor kernel, which applies the first
     // scale of A and of B to everything, must not pass.
     TEST_CASE("17_fp8: a kernel that ignores the block scales fails the check") {
@@ -183,6 +200,23 @@ TEST_SUITE("fp8") {
     }
     TEST_CASE("17_fp8, promoted every 4 k-tiles") {
         check_fp8(ch17::gemm_cfg<ch17::configs::promote4>, gemm::Precision::E4M3);
+    }
+    // Chapter 15's schedule on FP8 (tuning candidates).
+    TEST_CASE("17_fp8, one k-tile of wgmmas in flight") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_wait1>, gemm::Precision::E4M3);
+    }
+    TEST_CASE("17_fp8, persistent") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent>, gemm::Precision::E4M3);
+    }
+    TEST_CASE("17_fp8, persistent, clusters of two sharing B") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent_cluster2>,
+                  gemm::Precision::E4M3);
+    }
+    TEST_CASE("17_fp8, per-block scales, promotion beside the next k-tile's wgmmas") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_overlap>, gemm::Precision::E4M3Block);
+    }
+    TEST_CASE("17_fp8, per-block scales, persistent") {
+        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_persistent>, gemm::Precision::E4M3Block);
     }
     // The check can fail: per-block inputs through the per-tensor kernel, which applies the first
     // scale of A and of B to everything, must not pass.

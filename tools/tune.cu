@@ -87,6 +87,15 @@ int main(int argc, char** argv) {
     candidate_fp8(argc, argv, "17_per_tensor_n128", tensor, ch17::gemm_cfg<c17::per_tensor_n128>);
     candidate_fp8(argc, argv, "17_promote1", tensor, ch17::gemm_cfg<c17::promote1>);
     candidate_fp8(argc, argv, "17_promote4", tensor, ch17::gemm_cfg<c17::promote4>);
+    candidate_fp8(argc, argv, "17_per_tensor_wait1", tensor, ch17::gemm_cfg<c17::per_tensor_wait1>);
+    candidate_fp8(argc, argv, "17_per_tensor_persistent", tensor,
+                  ch17::gemm_cfg<c17::per_tensor_persistent>);
+    candidate_fp8(argc, argv, "17_per_tensor_persistent_cluster2", tensor,
+                  ch17::gemm_cfg<c17::per_tensor_persistent_cluster2>);
+    candidate_fp8(argc, argv, "17_per_block_overlap", blocks,
+                  ch17::gemm_cfg<c17::per_block_overlap>);
+    candidate_fp8(argc, argv, "17_per_block_persistent", blocks,
+                  ch17::gemm_cfg<c17::per_block_persistent>);
 #else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;
