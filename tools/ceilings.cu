@@ -26,7 +26,7 @@
 #include "gpu_timing.cuh"
 #include "harness_gpu.cuh"
 #include "runner.hpp"
-#include "sm80.cuh"
+#include "device/sm80.cuh"
 
 namespace {
 

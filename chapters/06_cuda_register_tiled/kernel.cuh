@@ -14,7 +14,7 @@
 
 #include "cuda_check.cuh"
 #include "general_shape.cuh"
-#include "vec_io.cuh"
+#include "device/vec_io.cuh"
 
 namespace ch06 {
 

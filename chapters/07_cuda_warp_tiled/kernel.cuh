@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.cuh"
-#include "vec_io.cuh"
+#include "device/vec_io.cuh"
 
 namespace ch07 {
 

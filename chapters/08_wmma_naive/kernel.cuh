@@ -14,7 +14,7 @@
 #include <mma.h>
 
 #include "cuda_check.cuh"
-#include "vec_io.cuh"
+#include "device/vec_io.cuh"
 
 namespace ch08 {
 

@@ -18,8 +18,8 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
-#include "vec_io.cuh"
-#include "wmma_tile.cuh"
+#include "device/vec_io.cuh"
+#include "device/wmma_tile.cuh"
 
 namespace ch09 {
 

@@ -16,10 +16,10 @@
 
 #include "cuda_check.cuh"
 #include "general_shape.cuh"
-#include "sm80.cuh"
-#include "tile_order.cuh"
-#include "vec_io.cuh"
-#include "wmma_tile.cuh"
+#include "device/sm80.cuh"
+#include "device/tile_order.cuh"
+#include "device/vec_io.cuh"
+#include "device/wmma_tile.cuh"
 
 namespace ch10 {
 

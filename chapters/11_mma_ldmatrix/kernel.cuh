@@ -18,9 +18,9 @@
 
 #include "cuda_check.cuh"
 #include "general_shape.cuh"
-#include "sm80.cuh"
-#include "tile_order.cuh"
-#include "vec_io.cuh"
+#include "device/sm80.cuh"
+#include "device/tile_order.cuh"
+#include "device/vec_io.cuh"
 
 namespace ch11 {
 
