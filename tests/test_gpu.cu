@@ -128,63 +128,6 @@ TEST_SUITE("hopper configurations") {
         check_chapter(fn, true);
         check_split_paths(fn);
     }
-    TEST_CASE("17_fp8") { check_fp8(ch17::gemm, gemm::Precision::E4M3); }
-    // The steps of chapter 17's table: each is a kernel of its own.
-    TEST_CASE("17_fp8, per-block scales") {
-        check_fp8(ch17::gemm_blocks, gemm::Precision::E4M3Block);
-    }
-    TEST_CASE("17_fp8, 128-wide tile, never promoted") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_n128>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, promoted every k-tile") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::promote1>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, promoted every 4 k-tiles") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::promote4>, gemm::Precision::E4M3);
-    }
-    // Chapter 15's schedule on FP8 (tuning candidates).
-    TEST_CASE("17_fp8, one k-tile of wgmmas in flight") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_wait1>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, persistent") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, persistent, clusters of two sharing B") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent_cluster2>,
-                  gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, per-block scales, promotion beside the next k-tile's wgmmas") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_overlap>, gemm::Precision::E4M3Block);
-    }
-    TEST_CASE("17_fp8, per-block scales, persistent") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_persistent>, gemm::Precision::E4M3Block);
-    }
-    // The check can fail: per-block inputs through the per-tensor kernel, which applies the first
-    // scale of A and of B to everything, must not pass.
-    TEST_CASE("17_fp8: a kernel that ignores the block scales fails the check") {
-        const gemm::Problem p = gemm::as_fp8(gemm_tests::make(256, 256, 512), gemm::Precision::E4M3Block);
-        CHECK_FALSE(gemm::check_gpu_fp8(ch17::gemm, p).pass);
-    }
-    // The yardsticks are right too (on shapes cuBLASLt takes); the block-scaled one also checks
-    // that the scale layouts of fp8_problem.hpp are the ones cuBLASLt reads.
-    TEST_CASE("cuBLASLt FP8 yardsticks") {
-        for (const gemm::Problem& q :
-             {gemm_tests::make(256, 256, 512), gemm_tests::make(1024, 768, 2048, 0, 0, 0, 1.5f, -0.5f)}) {
-            for (gemm::Precision s : {gemm::Precision::E4M3, gemm::Precision::E4M3Block}) {
-                const gemm::Problem p = gemm::as_fp8(q, s);
-                CAPTURE(gemm_tests::name(p));
-                CAPTURE(gemm::to_string(s));
-                const int M = p.shape.M, N = p.shape.N, K = p.shape.K;
-                if (!gemm::cublaslt_fp8_supports(s, false, M, N, K, nullptr, K, nullptr, K, nullptr, N)) {
-                    MESSAGE("cuBLASLt has no FP8 algorithm for this (", gemm::to_string(s), ")");
-                    continue;
-                }
-                const gemm::CheckResult r = gemm::check_gpu_fp8(
-                    s == gemm::Precision::E4M3 ? gemm::cublaslt_fp8 : gemm::cublaslt_fp8_blocks, p);
-                CHECK_MESSAGE(r.pass, r.summary());
-            }
-        }
-    }
 }
 TEST_SUITE("fp8") {
     TEST_CASE("17_fp8") { check_fp8(ch17::gemm, gemm::Precision::E4M3); }
