@@ -64,6 +64,7 @@ NAPKIN = {
     "13_tma_mbarrier": ("tile", 128, 256),
     "14_warp_specialized": ("tile", 128, 256),
     "15_wgmma_persistent": ("tile", 256, 256),  # 128-row tiles in clusters of 2 sharing B
+    "16_every_shape": ("tile", 256, 256),  # a full wave of tiles: chapter 15's path (squares)
     # Chapters 14 and 15 under their names before issue 19, in the committed plots/h100, plots/h200.
     "12_wgmma_tma": ("tile", 128, 256),
     "13_wgmma_persistent": ("tile", 256, 256),
