@@ -22,6 +22,7 @@
 #include "cuda_check.cuh"
 #include "device/sm90.cuh"      // mbarriers, TMA, descriptors, setmaxnreg (chapter 12)
 #include "device/sm90_fp8.cuh"  // the e4m3 wgmma shapes (this chapter)
+#include "device/wgmma_epilogue.cuh"  // store_tile: C = alpha * d + beta * C, here in bf16
 
 namespace ch17 {
 
@@ -95,39 +96,6 @@ __device__ inline void wgmma_e4m3(float (&d)[ACC], uint64_t desc_a, uint64_t des
         wgmma_m64n256k32_e4m3(d, desc_a, desc_b, scale_d);
     else
         wgmma_m64n128k32_e4m3(d, desc_a, desc_b, scale_d);
-}
-
-// The epilogue: C = scale * d + beta * C in bf16, C not read when beta == 0. Thread t holds rows r
-// and r + 8 and, per 8 columns j, the pair 8j + 2 (lane % 4) and + 1 (chapter 12's layout).
-// fast: the whole (64, BN) tile lies inside C and pairs of bf16 are 4-byte aligned.
-template <int ACC>
-__device__ inline void store_tile_bf16(const float (&d)[ACC], __nv_bfloat16* C, int ldc, int M,
-                                       int N, int r, int n0, int lane, float scale, float beta,
-                                       bool fast) {
-#pragma unroll
-    for (int j = 0; j < ACC / 4; ++j) {
-        const int c = n0 + 8 * j + 2 * (lane % 4);
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {  // rows r and r + 8
-            const int row = r + 8 * h;
-            float v0 = scale * d[4 * j + 2 * h], v1 = scale * d[4 * j + 2 * h + 1];
-            __nv_bfloat16* p = C + static_cast<long long>(row) * ldc + c;
-            if (fast) {
-                if (beta != 0.0f) {
-                    const float2 old =
-                        __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
-                    v0 += beta * old.x, v1 += beta * old.y;
-                }
-                *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(v0, v1);
-                continue;
-            }
-            if (row >= M) continue;
-            if (c < N)
-                p[0] = __float2bfloat16(beta == 0.0f ? v0 : v0 + beta * __bfloat162float(p[0]));
-            if (c + 1 < N)
-                p[1] = __float2bfloat16(beta == 0.0f ? v1 : v1 + beta * __bfloat162float(p[1]));
-        }
-    }
 }
 
 // ---- the kernel ---------------------------------------------------------------------------------
@@ -361,7 +329,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
             // Epilogue: per-tensor scales here, once per element (per-block ones are in acc
             // already). Persistent, the producer meanwhile loads the next tile.
             const float scale = Cfg::BLOCK_SCALES ? alpha : alpha * __ldg(scale_a) * __ldg(scale_b);
-            store_tile_bf16<ACC>(acc, C, ldc, M, N, r, n0, lane, scale, beta,
+            store_tile(acc, C, ldc, M, N, r, n0, lane, scale, beta,
                                  m0 + BM <= M && n0 + BN <= N && vec_c);
         }
     }

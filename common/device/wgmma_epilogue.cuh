@@ -3,37 +3,57 @@
 // 15 on, through shared memory and TMA stores (store_tile_tma).
 #pragma once
 
+#include <cuda_bf16.h>
+
 #include "device/sm90.cuh"
 
 namespace sm90 {
+
+// C's element: fp32 (chapters 12-16) or bf16 (chapter 17's FP8). Pairs of adjacent columns are
+// read and written as one 8- or 4-byte access; single elements at the matrix's edges.
+__device__ inline float2 load_pair(const float* p) { return *reinterpret_cast<const float2*>(p); }
+__device__ inline float2 load_pair(const __nv_bfloat16* p) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+}
+__device__ inline void store_pair(float* p, float a, float b) {
+    *reinterpret_cast<float2*>(p) = make_float2(a, b);
+}
+__device__ inline void store_pair(__nv_bfloat16* p, float a, float b) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
+}
+__device__ inline float load_one(const float* p) { return *p; }
+__device__ inline float load_one(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+__device__ inline void store_one(float* p, float v) { *p = v; }
+__device__ inline void store_one(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
 
 // C = alpha * d + beta * C, C not read when beta == 0. Thread t of a warpgroup holds rows r and
 // r + 8 (r = 16 * warp + lane / 4 of its 64) and, for every 8 columns j, the pair of columns
 // 8j + 2 * (lane % 4) and + 1: d[4j], d[4j+1] on row r, d[4j+2], d[4j+3] on row r + 8 (the
 // mma.sync m16n8 layout of chapter 11, stacked). r is this thread's first row in C, n0 the tile's
-// first column. fast: the whole (64, 256) tile lies inside C and pairs of floats are 8-byte
-// aligned.
-__device__ inline void store_tile(const float (&d)[WGMMA_ACC], float* C, int ldc, int M, int N,
-                                  int r, int n0, int lane, float alpha, float beta, bool fast) {
+// first column; 2 * ACC columns (256 for m64n256). fast: the whole (64, 2 * ACC) tile lies inside
+// C and its pairs are aligned (8 bytes for fp32, 4 for bf16).
+template <class T, int ACC>
+__device__ inline void store_tile(const float (&d)[ACC], T* C, int ldc, int M, int N, int r,
+                                  int n0, int lane, float alpha, float beta, bool fast) {
 #pragma unroll
-    for (int j = 0; j < WGMMA_ACC / 4; ++j) {
+    for (int j = 0; j < ACC / 4; ++j) {
         const int c = n0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {  // rows r and r + 8
             const int row = r + 8 * h;
             float v0 = alpha * d[4 * j + 2 * h], v1 = alpha * d[4 * j + 2 * h + 1];
-            float* p = C + static_cast<long long>(row) * ldc + c;
-            if (fast) {  // (row, c) and (row, c + 1) inside C, 8-byte aligned
+            T* p = C + static_cast<long long>(row) * ldc + c;
+            if (fast) {  // (row, c) and (row, c + 1) inside C, aligned
                 if (beta != 0.0f) {
-                    const float2 old = *reinterpret_cast<const float2*>(p);
+                    const float2 old = load_pair(p);
                     v0 += beta * old.x, v1 += beta * old.y;
                 }
-                *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+                store_pair(p, v0, v1);
                 continue;
             }
             if (row >= M) continue;
-            if (c < N) p[0] = beta == 0.0f ? v0 : v0 + beta * p[0];
-            if (c + 1 < N) p[1] = beta == 0.0f ? v1 : v1 + beta * p[1];
+            if (c < N) store_one(p, beta == 0.0f ? v0 : v0 + beta * load_one(p));
+            if (c + 1 < N) store_one(p + 1, beta == 0.0f ? v1 : v1 + beta * load_one(p + 1));
         }
     }
 }
