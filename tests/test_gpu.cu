@@ -38,6 +38,9 @@ void check_split_paths(Fn fn) {
         gemm_tests::make(1024, 1024, 8192),
         gemm_tests::make(2304, 2048, 1024),                       // 72 cluster tiles, 66 workers
         gemm_tests::make(4096, 2304, 1024, 0, 0, 0, 1.0f, 1.0f),  // 144: a wave + a split tail
+        gemm_tests::make(1500, 40, 9000, 0, 0, 0, 1.0f, 0.5f),    // few columns: 64-wide tiles
+        gemm_tests::make(64, 64, 65536, 0, 0, 0, 2.0f, -1.0f),    // one tile, 132 pieces
+        gemm_tests::make(512, 1000, 4096),                        // (128, 128) tiles
     };
     for (gemm::Problem p : cases) {
         CAPTURE(gemm_tests::name(p));
@@ -119,6 +122,22 @@ TEST_SUITE("hopper configurations") {
         auto fn = ch16::gemm_named<ch16::configs::rows128, ch16::Split::stream_k>;
         check_chapter(fn, true);
         check_split_paths(fn);
+    }
+    TEST_CASE("16_every_shape, n128_stream_k") {
+        auto fn = ch16::gemm_named<ch16::configs::n128, ch16::Split::stream_k>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("16_every_shape, n128_hybrid") {
+        check_split_paths(ch16::gemm_named<ch16::configs::n128, ch16::Split::hybrid>);
+    }
+    TEST_CASE("16_every_shape, n64_stream_k") {
+        auto fn = ch16::gemm_named<ch16::configs::n64, ch16::Split::stream_k>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("16_every_shape, n64_data_parallel") {
+        check_chapter(ch16::gemm_named<ch16::configs::n64, ch16::Split::data_parallel>, true);
     }
     TEST_CASE("16_every_shape, rows64_data_parallel") {
         check_chapter(ch16::gemm_named<ch16::configs::rows64, ch16::Split::data_parallel>, true);

@@ -79,6 +79,13 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "16_rows64_data_parallel",
               ch16::gemm_named<c16::rows64, Split::data_parallel>);
     candidate(argc, argv, "16_rows64_stream_k", ch16::gemm_named<c16::rows64, Split::stream_k>);
+    candidate(argc, argv, "16_rows128_data_parallel",
+              ch16::gemm_named<c16::rows128, Split::data_parallel>);
+    candidate(argc, argv, "16_n128_data_parallel", ch16::gemm_named<c16::n128, Split::data_parallel>);
+    candidate(argc, argv, "16_n128_stream_k", ch16::gemm_named<c16::n128, Split::stream_k>);
+    candidate(argc, argv, "16_n128_hybrid", ch16::gemm_named<c16::n128, Split::hybrid>);
+    candidate(argc, argv, "16_n64_data_parallel", ch16::gemm_named<c16::n64, Split::data_parallel>);
+    candidate(argc, argv, "16_n64_stream_k", ch16::gemm_named<c16::n64, Split::stream_k>);
     candidate(argc, argv, "16_every_shape", ch16::gemm);
     namespace c17 = ch17::configs;
     const gemm::Precision tensor = gemm::Precision::E4M3, blocks = gemm::Precision::E4M3Block;

@@ -1,12 +1,12 @@
-// Chapter 16: every shape at cuBLAS speed: stream-K for outputs of few tiles, 64-row tiles for few
-// rows. New vs chapter 15: a worker (a cluster) no longer owns whole tiles only. The k-iterations
-// of the last tiles (all of them when there are fewer tiles than SMs) are divided evenly over the
-// workers; a worker that ends a tile's k-range part-way leaves its fp32 partial sums in a workspace
-// and raises a flag, and the worker holding the tile's first k-tile adds them before the one
-// epilogue (alpha, beta applied once). 64-row tiles (one consumer warpgroup) serve M <= 64; gemm()
-// picks. Napkin math: 128x8192x8192 has 32 tiles of 128x256 for 132 SMs; stream-K gives each SM 31
-// of the 4096 k-iterations, for 128 KB of partials per SM written and read once (17 MB, against 128
-// MB of B), and a fix-up of ~3 partials (~3 us of L2 reads) at the end of each tile's owner.
+// Chapter 16: every shape at cuBLAS speed: stream-K for outputs of few tiles, smaller tiles for few
+// rows or columns. New vs chapter 15: a worker (a cluster) no longer owns whole tiles only. The
+// k-iterations of the last tiles (all of them when there are fewer tiles than SMs) are divided
+// evenly over the workers; a unit that covers only part of a tile's k-range leaves its fp32 partial
+// sums in a workspace, and a second kernel (reduce_partials) adds each split tile's partials, on
+// every SM at once, before the one epilogue (alpha, beta applied once). Tiles 64 or 128 rows high
+// and 64, 128 or 256 columns wide; gemm() picks. Napkin math: 128x8192x8192 has 32 tiles of
+// 128x256 for 132 SMs; stream-K gives each SM 31 of the 4096 k-iterations, for 128 KB of partials
+// per SM written and read once through L2 (17 MB, against 128 MB of B).
 // Preconditions: compute capability 9.0 (sm_90a); unaligned operands are padded first.
 #pragma once
 
@@ -30,21 +30,21 @@ namespace ch16 {
 
 using namespace sm90;
 
-constexpr int BN = 256, BK = 64;  // block tile columns and depth (64 halves = 128 bytes)
-constexpr int STAGES = 4;         // k-tiles in flight
-constexpr int WG = 128;           // threads per warpgroup
+constexpr int BK = 64;      // block tile depth (64 halves = 128 bytes)
+constexpr int STAGES = 4;   // k-tiles in flight
+constexpr int WG = 128;     // threads per warpgroup
 constexpr int WGMMA_M = 64, WGMMA_K = 16;
 constexpr int B_BOX = 64;  // columns of B per TMA box: 64 halves = 128 bytes
-constexpr int B_STAGE = BK * BN;
-constexpr int ACC = WGMMA_ACC;  // fp32 accumulators per consumer thread
 
-// CONSUMERS warpgroups of 64 rows make the block tile BM = 64 * CONSUMERS high; CLUSTER blocks,
-// stacked along M, share one B tile by TMA multicast (chapter 15).
-template <int CONSUMERS_, int CLUSTER_>
+// CONSUMERS warpgroups of 64 rows make the block tile BM = 64 * CONSUMERS high; BN columns wide
+// (wgmma's N: 256, 128 or 64); CLUSTER blocks, stacked along M, share one B tile by TMA multicast
+// (chapter 15).
+template <int CONSUMERS_, int CLUSTER_, int BN_ = 256>
 struct Config {
-    static constexpr int CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_, GROUP_M = 8;
+    static constexpr int CONSUMERS = CONSUMERS_, CLUSTER = CLUSTER_, BN = BN_, GROUP_M = 8;
     static constexpr int BM = WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
-    static constexpr int A_STAGE = BM * BK;  // halves
+    static constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128
+    static constexpr int A_STAGE = BM * BK, B_STAGE = BK * BN;  // halves
     static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * int(sizeof(__half));
     static constexpr int C_BOX = 32, C_CHUNK_BYTES = 2 * 64 * C_BOX * int(sizeof(float));
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + CONSUMERS * C_CHUNK_BYTES + 1024;
@@ -52,6 +52,7 @@ struct Config {
     static constexpr int B_PART = BN / B_BOX / CLUSTER;  // B boxes each block copies
     static_assert(CONSUMERS == 1 || CONSUMERS == 2,
                   "one or two consumer warpgroups: three take 512 threads, too few registers each");
+    static_assert(BN == 256 || BN == 128 || BN == 64, "wgmma m64nBNk16: 256, 128 or 64 columns");
     static_assert(CLUSTER >= 1 && (BN / B_BOX) % CLUSTER == 0,
                   "the cluster's blocks split B's boxes evenly");
     static_assert(SMEM_BYTES <= 227 * 1024, "a block's shared memory on compute capability 9.0");
@@ -60,6 +61,8 @@ namespace configs {
 using rows64 = Config<1, 1>;            // (64, 256) tiles: few rows (M <= 64)
 using rows128 = Config<2, 1>;           // (128, 256) tiles, no cluster: M <= 128
 using rows256_cluster2 = Config<2, 2>;  // chapter 15's tile: pairs of (128, 256) sharing B
+using n128 = Config<2, 1, 128>;         // (128, 128) tiles: 4x the tiles of a cluster tile
+using n64 = Config<2, 1, 64>;           // (128, 64) tiles: few columns, or small squares
 }  // namespace configs
 
 // ---- the schedule: which k-tiles of which tiles each worker computes ----------------------------
@@ -93,6 +96,20 @@ struct Schedule {
         // END SOLUTION
         return first;
     }
+    // The stream-K worker whose range holds iteration i (0 <= i < sk_iters): the inverse of
+    // sk_begin, from an estimate corrected by at most a step or two.
+    __host__ __device__ int worker_of(int i) const {
+        int w = static_cast<int>(static_cast<long long>(i) * sk_workers / sk_iters());
+        while (w > 0 && sk_begin(w) > i) --w;
+        while (w + 1 < sk_workers && sk_begin(w + 1) <= i) ++w;
+        return w;
+    }
+    // Where worker w keeps its partial of stream-K tile t: 0 if t is the tile its range starts in,
+    // else 1 (the tile it ends in). A range holds at most these two partial units: every tile in
+    // between is whole.
+    __host__ __device__ int partial_index(int w, int t) const {
+        return t == dp_tiles + sk_begin(w) / KT ? 0 : 1;
+    }
     // Tile t's first row and column of cluster tiles, in grouped order (group_m tile rows at a
     // time, column by column), so that the tiles in flight together share A and B in L2.
     __host__ __device__ void origin(int t, int& tm, int& tn) const {
@@ -104,8 +121,8 @@ struct Schedule {
 };
 
 // The units of one worker, in the order it computes them: its data-parallel tiles, then its
-// stream-K range. Only a worker's first stream-K unit can start inside a tile (kb > 0): every
-// worker leaves at most one partial.
+// stream-K range. Only the first and the last unit of a range can cover part of a tile: a worker
+// leaves at most two partials.
 struct WorkerUnits {
     int t, it, end;  // the next data-parallel tile; the stream-K iterations [it, end) left
     __host__ __device__ WorkerUnits(const Schedule& s, int w)
@@ -129,37 +146,27 @@ struct WorkerUnits {
     }
 };
 
-// The owner of unit u (u.kb == 0, u.ke < KT, a stream-K unit of worker w) adds the partials of
-// workers w + 1 .. last_peer: those whose ranges start inside the tile. (No range is empty:
-// make_schedule keeps sk_workers <= the iterations.)
-__host__ __device__ inline int last_peer(const Schedule& s, int w, const Unit& u) {
-    const int tile_end = (u.tile - s.dp_tiles + 1) * s.KT;
-    int j = w;
-    while (j + 1 < s.sk_workers && s.sk_begin(j + 1) < tile_end) ++j;
-    return j;
+// The workspace slot of worker w's partial of tile t, for block `rank` of its cluster and consumer
+// warpgroup c: two per (worker, rank, consumer), which one from partial_index.
+template <class Cfg>
+__host__ __device__ inline std::size_t partial_slot(const Schedule& s, int w, int t, int rank,
+                                                    int c) {
+    return ((2 * static_cast<std::size_t>(w) + s.partial_index(w, t)) * Cfg::CLUSTER + rank) *
+               Cfg::CONSUMERS +
+           c;
 }
 
-// ---- flags between blocks: a release store and an acquire load at GPU scope ---------------------
-__device__ inline void flag_release(unsigned* flag, unsigned value) {
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
-}
-__device__ inline unsigned flag_acquire(const unsigned* flag) {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-    return v;
-}
-
-// STREAM_K false: whole tiles only, the fix-up compiled out, so that a data-parallel plan runs
-// chapter 15's loop and nothing more (the registers and the code of its fastest kernel).
+// STREAM_K false: whole tiles only, the partial stores compiled out, so that a data-parallel plan
+// runs chapter 15's loop and nothing more (the registers and the code of its fastest kernel).
 template <class Cfg, bool STREAM_K>
 static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cfg::THREADS, 1)
     stream_k_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, const Schedule sched, int M, int N,
                     float alpha, float beta, float* C, int ldc, bool vec_c, bool tma_c,
-                    float4* partials, unsigned* flags, unsigned epoch) {
-    constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM;
-    constexpr int A_STAGE = Cfg::A_STAGE;
+                    float4* partials) {
+    constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM, BN = Cfg::BN;
+    constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
     extern __shared__ unsigned char smem_raw[];
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -231,11 +238,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                     mbar_arrive(&empty[s]);
                 }
             };
-        // This warpgroup's partial slot and flag, and those of worker j's block of the same rank:
-        // (ACC / 4, WG) float4s, thread-major, so that each of the 32 stores is one coalesced line.
-        auto slot = [&](int j) {
-            return (static_cast<std::size_t>(j) * CLUSTER + rank) * CONSUMERS + (wg - 1);
-        };
+
         WorkerUnits units(sched, worker);
         Unit u;
         int it = 0;
@@ -253,8 +256,8 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 wgmma_fence();
 #pragma unroll
                 for (int kk = 0; kk < BK / WGMMA_K; ++kk)
-                    wgmma_m64n256k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                                     smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
+                    wgmma_m64k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                 smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
                 wgmma_commit();
                 wgmma_wait<1>();  // the previous k-tile's wgmmas are done: release its stage
                 if (kt > 0) release((it + STAGES - 1) % STAGES);
@@ -265,43 +268,20 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             int tm, tn;
             sched.origin(u.tile, tm, tn);
             const int m0 = (tm * CLUSTER + int(rank)) * BM, n0 = tn * BN;
-            // BEGIN SOLUTION: mid-tile units leave partials, the owner adds them
-            // This thread's rows, r and r + 8, hold part of C: rows past M are never stored, so
-            // their partials are neither written nor read (at M = 1, 4 threads of 128 move data).
-            const bool live = m0 + row0 + 16 * warp + lane / 4 < M;
-            // Not the tile's first k-tile: hand the partial sums to the owner.
-            if (STREAM_K && u.kb > 0) {
-                float4* p = partials + slot(worker) * (ACC / 4) * WG + tid;
-                if (live)
+            // BEGIN SOLUTION: a unit with part of its tile's k-range leaves its partial sums
+            if (STREAM_K && (u.kb > 0 || u.ke < sched.KT)) {
+                // This warpgroup's slot: (ACC / 4, WG) float4s, thread-major, so that each of the
+                // stores is one coalesced line. Rows past M and columns past N are neither written
+                // nor read (reduce_partials tests the same): at M = 1, 4 threads of 128 move data.
+                const std::size_t slot = partial_slot<Cfg>(sched, worker, u.tile, rank, wg - 1);
+                float4* p = partials + slot * (ACC / 4) * WG + tid;
+                if (m0 + row0 + 16 * warp + lane / 4 < M)
 #pragma unroll
                     for (int i = 0; i < ACC / 4; ++i)
-                        __stcg(p + i * WG,
-                               make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
-                // Every thread's partial is written before the flag says so: the barrier orders
-                // them before thread 0's release store, which makes them visible at GPU scope.
-                named_sync(wg, WG);
-                if (tid == 0) flag_release(flags + slot(worker), epoch);
+                        if (n0 + 8 * i < N)
+                            __stcg(p + i * WG, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2],
+                                                           d[4 * i + 3]));
                 continue;
-            }
-            // The owner of a split tile: add the later workers' partials.
-            if (STREAM_K && u.ke < sched.KT) {
-                const int last = last_peer(sched, worker, u);
-#pragma unroll 1
-                for (int j = worker + 1; j <= last; ++j) {
-                    if (tid == 0)
-                        while (flag_acquire(flags + slot(j)) != epoch) {
-                        }
-                    // The acquire by thread 0, then the barrier: every thread reads after the flag.
-                    named_sync(wg, WG);
-                    const float4* p = partials + slot(j) * (ACC / 4) * WG + tid;
-                    if (!live) continue;
-#pragma unroll
-                    for (int i = 0; i < ACC / 4; ++i) {
-                        const float4 v = __ldcg(p + i * WG);  // from L2: never a stale L1 line
-                        d[4 * i] += v.x, d[4 * i + 1] += v.y, d[4 * i + 2] += v.z,
-                            d[4 * i + 3] += v.w;
-                    }
-                }
             }
             // END SOLUTION
             // The one epilogue of the tile, as chapter 15: alpha and beta applied once, to the sum.
@@ -325,6 +305,60 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
     if constexpr (CLUSTER > 1) cluster_sync();
 }
 
+// ---- the fix-up: a second kernel adds the partials of every split tile -------------------------
+// Block (x, y, z): stream-K tile dp_tiles + x, 32 float4 positions of its slots starting at 32 * y
+// (position f = i * WG + tid: the writer's thread tid, its float4 i), block rank and consumer
+// warpgroup z. Its 8 warps share the tile's workers (w_lo + warp, + 8, ...), shared memory adds
+// the 8 sums, and warp 0 runs the one epilogue: alpha * sum + beta * C. Tiles that one worker
+// computed whole were stored by it: nothing to do. All of this runs on every SM at once, instead
+// of one SM adding a tile's partials in turn.
+template <class Cfg>
+static __global__ void __launch_bounds__(256)
+    reduce_partials(const Schedule sched, const float4* partials, int M, int N, float alpha,
+                    float beta, float* C, int ldc) {
+    constexpr int ACC = Cfg::ACC;
+    const int t = sched.dp_tiles + static_cast<int>(blockIdx.x);
+    const int first = (t - sched.dp_tiles) * sched.KT;
+    const int w_lo = sched.worker_of(first), w_hi = sched.worker_of(first + sched.KT - 1);
+    if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
+    const int rank = static_cast<int>(blockIdx.z) / Cfg::CONSUMERS;
+    const int c = static_cast<int>(blockIdx.z) % Cfg::CONSUMERS;
+    const int f = 32 * static_cast<int>(blockIdx.y) + static_cast<int>(threadIdx.x);
+    const int i = f / WG, tid = f % WG;  // the writer's float4 and thread
+    int tm, tn;
+    sched.origin(t, tm, tn);
+    // The writer's rows r and r + 8 and columns col, col + 1 (store_tile's layout).
+    const int r = (tm * Cfg::CLUSTER + rank) * Cfg::BM + c * WGMMA_M + 16 * (tid / 32) +
+                  (tid % 32) / 4;
+    const int col0 = tn * Cfg::BN + 8 * i, col = col0 + 2 * (tid % 4);
+    const bool live = r < M && col0 < N;  // what the writer stored
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (live) {
+#pragma unroll 4
+        for (int w = w_lo + static_cast<int>(threadIdx.y); w <= w_hi; w += 8) {
+            const float4 v = __ldcg(partials +
+                                    partial_slot<Cfg>(sched, w, t, rank, c) * (ACC / 4) * WG + f);
+            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        }
+    }
+    __shared__ float4 part[8][32];
+    part[threadIdx.y][threadIdx.x] = sum;
+    __syncthreads();
+    if (threadIdx.y != 0 || !live) return;
+    for (int y = 1; y < 8; ++y) {
+        const float4 v = part[y][threadIdx.x];
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    const float v[4] = {sum.x, sum.y, sum.z, sum.w};  // (r, col), (r, col + 1), (r + 8, ...)
+    for (int h = 0; h < 2; ++h)
+        for (int e = 0; e < 2; ++e) {
+            const int row = r + 8 * h, cc = col + e;
+            if (row >= M || cc >= N) continue;
+            float* p = C + static_cast<long long>(row) * ldc + cc;
+            *p = beta == 0.0f ? alpha * v[2 * h + e] : alpha * v[2 * h + e] + beta * *p;
+        }
+}
+
 // ---- host side: the schedules and the dispatcher (pure functions), then the launch --------------
 
 // How the tiles are dealt. data_parallel: whole tiles round-robin (chapter 15). stream_k: every
@@ -333,14 +367,6 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
 enum class Split { data_parallel, stream_k, hybrid };
 
 constexpr int MIN_SK_ITERS = 8;  // k-tiles per stream-K range at least: a partial costs ~2 k-tiles
-constexpr int PARTIAL_KTILES = 2;  // an owner adds its peers' partials in turn, ~2 k-tiles each
-
-// A stream-K range's time in k-tiles with w workers: its share of the iterations, then, at the
-// tile's owner, one partial after another from the tile's other workers.
-inline long long sk_time(int sk_iters, int sk_tiles, int w) {
-    const int per_tile = (w + sk_tiles - 1) / sk_tiles;  // workers that share one tile
-    return (sk_iters + w - 1) / w + static_cast<long long>(PARTIAL_KTILES) * (per_tile - 1);
-}
 
 inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers, Split split,
                               int group_m = 8) {
@@ -358,39 +384,31 @@ inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers,
     const int sk_iters = s.sk_iters();
     // Enough workers to share the iterations, none with fewer than MIN_SK_ITERS.
     s.sk_workers = std::max(1, std::min(max_workers, sk_iters / MIN_SK_ITERS));
-    // Deep K on few tiles: past ~sqrt(KT / PARTIAL_KTILES) workers per tile, the owner's serial
-    // fix-up grows faster than the share shrinks (64 x 64 x 262144: 132 workers, 131 partials in
-    // a row). Fewer workers only where the model saves a quarter: a memory-bound few-rows shape
-    // wants every SM streaming B.
-    if (sk_iters > 0) {
-        // The best count is a whole number k of workers per tile (the fix-up steps at each), near
-        // k = sqrt(iterations per tile / PARTIAL_KTILES): two candidates, no search per call.
-        const int sk_tiles = T - s.dp_tiles;
-        const int k = int(std::sqrt(double(s.KT) / PARTIAL_KTILES));
-        int best = s.sk_workers;
-        for (int c : {k, k + 1}) {
-            const int w = std::min(std::max(c, 1) * sk_tiles, s.sk_workers);
-            if (sk_time(sk_iters, sk_tiles, w) < sk_time(sk_iters, sk_tiles, best)) best = w;
-        }
-        if (4 * sk_time(sk_iters, sk_tiles, best) < 3 * sk_time(sk_iters, sk_tiles, s.sk_workers))
-            s.sk_workers = best;
+    // Fewer tiles than workers: a whole number of workers per tile, when that idles at most a
+    // fifth of them. Every range then lies inside one tile, at the same depth in every tile (split-K
+    // inside stream-K): the tiles computed side by side read the same k-slices of A and B, which
+    // L2 then serves once, and each worker leaves one partial, not two. (1024 x 1024 x 32768 with
+    // ranges at scattered depths read 383 MB from DRAM, cuBLAS 134 MB: ncu on the H200.)
+    const int sk_tiles = T - s.dp_tiles;
+    if (sk_iters > 0 && sk_tiles <= s.sk_workers) {
+        const int aligned = s.sk_workers / sk_tiles * sk_tiles;
+        if (5 * aligned >= 4 * s.sk_workers) s.sk_workers = aligned;
     }
     s.workers = std::max(std::min(s.dp_tiles, max_workers), sk_iters > 0 ? s.sk_workers : 0);
     return s;
 }
 
 // The dispatcher: which tile and which split for a shape, given the SM count. Pure, so that a CPU
-// test (tests/test_schedule.cu) can pin every branch; the README's table draws it. The tile comes
-// from M alone. The split from a cost in k-tile times: whole tiles take ceil(tiles / workers)
-// waves of KT; stream-K takes the even share, tiles * KT / workers, plus a fix-up (writing,
-// waiting for and reading partials: FIXUP_KTILES, to be tuned on the H200). With 256-row cluster
-// tiles each stream-K k-tile counts SK_KTILE_COST times: stream-K ranges run side by side in
-// different tiles at different depths and lose the grouped order's sharing of A and B in L2.
-// Measured on the H200 with cost 1: 4096^3 as hybrid 93.7% of cuBLAS against chapter 15's whole
-// tiles 99.0%, 2048 x 4096 x 14336 79.7% against 99.2%, 512 x 6144 x 4096 75.5% against 85.2%,
-// while 256 x 8192 x 8192 (32 tiles for 66 workers) gained (87.5% against 65.2%). Few-rows tiles
-// stream B once in any order: cost 1 (their stream-K and hybrid runs beat whole tiles).
-enum class TileKind { rows64, rows128, rows256_cluster2 };
+// test (tests/test_schedule.cu) can pin every branch; the README's table draws it. Each candidate
+// tile gets a cost in units of one (128, 256) k-tile on one SM: whole tiles take ceil(tiles /
+// workers) waves of KT k-tiles; stream-K takes the even share, tiles * KT / workers (8 at least),
+// plus the partial written and added again (FIXUP_KTILES). A narrower tile's k-tile costs its share
+// of the area times an efficiency loss (KTILE_COST: more bytes loaded per multiply-add). With
+// 256-row cluster tiles each stream-K k-tile counts SK_KTILE_COST times: ranges in different tiles
+// at different depths lose the grouped order's sharing of A and B in L2 (measured on the H200 with
+// cost 1: 4096^3 as hybrid 93.7% of cuBLAS against chapter 15's whole tiles 99.0%). The cheapest
+// candidate wins; on a tie the wider tile.
+enum class TileKind { rows64, rows128, rows256_cluster2, n128, n64 };
 struct Plan {
     TileKind tile;
     Split split;
@@ -399,59 +417,90 @@ constexpr int FIXUP_KTILES = 4;
 constexpr double SK_KTILE_COST = 1.5;
 
 inline int tile_rows(TileKind t) {
-    return t == TileKind::rows64 ? 64 : t == TileKind::rows128 ? 128 : 256;
+    return t == TileKind::rows64 ? 64 : t == TileKind::rows256_cluster2 ? 256 : 128;
 }
-inline Plan choose(int M, int N, int K, int sms) {
-    const TileKind tile = M <= 64    ? TileKind::rows64
-                          : M <= 128 ? TileKind::rows128
-                                     : TileKind::rows256_cluster2;
+inline int tile_cols(TileKind t) {
+    return t == TileKind::n128 ? 128 : t == TileKind::n64 ? 64 : 256;
+}
+// A k-tile's time on one SM against a (128, 256) one: the share of the area, times the loss of a
+// narrower tile (1.15 for 128 columns, 1.5 for 64: (128 + 64) / (128 + 256) of the bytes per
+// multiply-add... guesses to be measured), and 1.2 for one consumer warpgroup (no second one to
+// overlap its epilogue and waits).
+inline double ktile_cost(TileKind t) {
+    switch (t) {
+        case TileKind::rows64: return 0.5 * 1.2;
+        case TileKind::n128: return 0.5 * 1.15;
+        case TileKind::n64: return 0.25 * 1.5;
+        default: return 1.0;
+    }
+}
+// The cost of one tile and split for a shape (M, N, K) on `sms` SMs, in (128, 256) k-tile times.
+inline double plan_cost(TileKind tile, Split split, int M, int N, int K, int sms) {
     const int workers = tile == TileKind::rows256_cluster2 ? sms / 2 : sms;
-    const long long tiles =
-        static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) * ((N + BN - 1) / BN);
+    const long long tiles = static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) *
+                            ((N + tile_cols(tile) - 1) / tile_cols(tile));
     const long long KT = (K + BK - 1) / BK;
-    const long long dp_cost = (tiles + workers - 1) / workers * KT;
+    const double unit = ktile_cost(tile);
+    if (split == Split::data_parallel) return double((tiles + workers - 1) / workers * KT) * unit;
     // Stream-K (hybrid: after the whole waves it keeps, as make_schedule) at its cost per k-tile.
     const long long kept = tiles >= workers ? tiles / workers - 1 : 0;  // whole waves kept
     const long long sk_share =
         std::max<long long>((tiles - kept * workers) * KT / workers, MIN_SK_ITERS);
     const double per_ktile = tile == TileKind::rows256_cluster2 ? SK_KTILE_COST : 1.0;
-    const double sk_cost = double(kept * KT) + per_ktile * double(sk_share) + FIXUP_KTILES;
-    if (tiles % workers == 0 || sk_cost >= double(dp_cost)) return {tile, Split::data_parallel};
-    return {tile, tiles < workers ? Split::stream_k : Split::hybrid};
+    return (double(kept * KT) + per_ktile * double(sk_share) + FIXUP_KTILES) * unit;
+}
+inline Plan choose(int M, int N, int K, int sms) {
+    // The candidates: M <= 64 streams B with 64-row tiles (bandwidth-bound); up to 128 rows, tiles
+    // of 128 rows; past that, chapter 15's cluster tile or the narrower ones.
+    const TileKind few_rows[] = {TileKind::rows64};
+    const TileKind some_rows[] = {TileKind::rows128, TileKind::n128, TileKind::n64};
+    const TileKind many_rows[] = {TileKind::rows256_cluster2, TileKind::n128, TileKind::n64};
+    const TileKind* first = M <= 64 ? few_rows : M <= 128 ? some_rows : many_rows;
+    const int count = M <= 64 ? 1 : 3;
+    Plan best{first[0], Split::data_parallel};
+    double best_cost = 0.0;
+    for (int c = 0; c < count; ++c) {
+        const TileKind tile = first[c];
+        const int workers = tile == TileKind::rows256_cluster2 ? sms / 2 : sms;
+        const long long tiles =
+            static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) *
+            ((N + tile_cols(tile) - 1) / tile_cols(tile));
+        // Whole waves need no split; else stream-K below a wave, the hybrid past one.
+        const Split split = tiles % workers == 0 ? Split::data_parallel
+                            : tiles < workers    ? Split::stream_k
+                                                 : Split::hybrid;
+        const double dp = plan_cost(tile, Split::data_parallel, M, N, K, sms);
+        const double sk = plan_cost(tile, split, M, N, K, sms);
+        const Plan p{tile, sk < dp ? split : Split::data_parallel};
+        const double cost = std::min(sk, dp);
+        if (c == 0 || cost < best_cost) best = p, best_cost = cost;
+    }
+    return best;
 }
 
-// The workspace of the stream-K partials and their flags: one slot per consumer warpgroup of the
-// grid, one workspace per (device, stream), allocated on first use and grown, never freed (never
-// an allocation in a timed call). Flags hold the number of the call that raised them (epoch), so
-// they need no reset between calls. Stream safety: calls on one stream run one after the other,
-// and calls on different streams have different workspaces, so no two running kernels share one;
-// the mutex covers calls from several host threads.
-struct Workspace {
-    float4* partials = nullptr;
-    unsigned* flags = nullptr;
-    std::size_t slots = 0;
-    unsigned epoch = 0;
-};
-inline Workspace workspace_for(std::size_t slots, cudaStream_t stream) {
+// The workspace of the stream-K partials: two slots per consumer warpgroup of the grid, one
+// workspace per (device, stream), allocated on first use and grown, never freed (never an
+// allocation in a timed call). Stream safety: calls on one stream run one after the other (the
+// reduction kernel included), and calls on different streams have different workspaces, so no two
+// running kernels share one; the mutex covers calls from several host threads.
+inline float4* workspace_for(std::size_t bytes, cudaStream_t stream) {
+    struct Buffer {
+        float4* p = nullptr;
+        std::size_t bytes = 0;
+    };
     static std::mutex mutex;
-    static std::map<std::pair<int, cudaStream_t>, Workspace> all;
+    static std::map<std::pair<int, cudaStream_t>, Buffer> all;
     int dev = 0;
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> lock(mutex);
-    Workspace& w = all[{dev, stream}];
-    if (slots > w.slots) {
-        // The old buffers may still be in use by this stream's previous kernel: free them after it.
-        if (w.partials) GEMM_CUDA_CHECK(cudaFreeAsync(w.partials, stream));
-        if (w.flags) GEMM_CUDA_CHECK(cudaFreeAsync(w.flags, stream));
-        GEMM_CUDA_CHECK(
-            cudaMallocAsync(&w.partials, slots * (ACC / 4) * WG * sizeof(float4), stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.flags, slots * sizeof(unsigned), stream));
-        GEMM_CUDA_CHECK(cudaMemsetAsync(w.flags, 0, slots * sizeof(unsigned), stream));
-        w.slots = slots;
-        w.epoch = 0;
+    Buffer& w = all[{dev, stream}];
+    if (bytes > w.bytes) {
+        // The old buffer may still be in use by this stream's previous kernel: free it after it.
+        if (w.p) GEMM_CUDA_CHECK(cudaFreeAsync(w.p, stream));
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.p, bytes, stream));
+        w.bytes = bytes;
     }
-    if (++w.epoch == 0) ++w.epoch;  // 0 is the flags' initial value: never a call's number
-    return w;
+    return w.p;
 }
 
 // make_map, remembered: a benchmark or a model calls again and again with the same matrices, and
@@ -485,7 +534,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     auto kernel_sk = stream_k_kernel<Cfg, true>;
     auto kernel_dp = stream_k_kernel<Cfg, false>;  // whole tiles only: chapter 15's kernel
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once (the
-    // stream-K owners wait for other workers: the whole grid must be resident).
+    // persistent grid: one worker per resident cluster).
     static const int resident_clusters = [&] {
         for (auto k : {kernel_sk, kernel_dp})
             GEMM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -505,7 +554,8 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     }();
     const Schedule sched =
         make_schedule((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM),
-                      (N + BN - 1) / BN, (K + BK - 1) / BK, resident_clusters, split, Cfg::GROUP_M);
+                      (N + Cfg::BN - 1) / Cfg::BN, (K + BK - 1) / BK, resident_clusters, split,
+                      Cfg::GROUP_M);
     // A and B themselves, or padded copies where a row does not start on 16 bytes.
     const AlignedOperands ops(A, lda, B, ldb, M, N, K, stream);
     const CUtensorMap map_a = cached_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
@@ -515,14 +565,21 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     const bool tma_c =
         beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
     const CUtensorMap map_c = tma_c ? cached_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
-    const Workspace ws =
-        sched.sk_iters() > 0
-            ? workspace_for(std::size_t(sched.workers) * Cfg::CLUSTER * Cfg::CONSUMERS, stream)
-            : Workspace{};
+    float4* partials = nullptr;
+    if (sched.sk_iters() > 0)
+        partials = workspace_for(std::size_t(2) * sched.workers * Cfg::CLUSTER * Cfg::CONSUMERS *
+                                     (Cfg::ACC / 4) * WG * sizeof(float4),
+                                 stream);
     const auto kernel = sched.sk_iters() > 0 ? kernel_sk : kernel_dp;
     kernel<<<sched.workers * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
-        map_a, map_b, map_c, sched, M, N, alpha, beta, C, ldc, vec_c, tma_c, ws.partials, ws.flags,
-        ws.epoch);
+        map_a, map_b, map_c, sched, M, N, alpha, beta, C, ldc, vec_c, tma_c, partials);
+    GEMM_CUDA_CHECK_LAUNCH();
+    if (sched.sk_iters() == 0) return;
+    // The split tiles' fix-up, after the kernel on the same stream: every partial is written.
+    const dim3 grid(sched.tiles() - sched.dp_tiles, Cfg::ACC / 4 * WG / 32,
+                    Cfg::CLUSTER * Cfg::CONSUMERS);
+    reduce_partials<Cfg><<<grid, dim3(32, 8), 0, stream>>>(sched, partials, M, N, alpha, beta, C,
+                                                            ldc);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -546,19 +603,15 @@ inline int sm_count() {
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
     const Plan plan = choose(M, N, K, sm_count());
+    auto run = [&](auto cfg) {
+        gemm_cfg<decltype(cfg)>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, plan.split, stream);
+    };
     switch (plan.tile) {
-        case TileKind::rows64:
-            gemm_cfg<configs::rows64>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, plan.split,
-                                      stream);
-            break;
-        case TileKind::rows128:
-            gemm_cfg<configs::rows128>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, plan.split,
-                                       stream);
-            break;
-        case TileKind::rows256_cluster2:
-            gemm_cfg<configs::rows256_cluster2>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                                                plan.split, stream);
-            break;
+        case TileKind::rows64: return run(configs::rows64{});
+        case TileKind::rows128: return run(configs::rows128{});
+        case TileKind::rows256_cluster2: return run(configs::rows256_cluster2{});
+        case TileKind::n128: return run(configs::n128{});
+        case TileKind::n64: return run(configs::n64{});
     }
 }
 

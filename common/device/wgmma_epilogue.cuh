@@ -58,7 +58,7 @@ __device__ inline void store_tile(const float (&d)[ACC], T* C, int ldc, int M, i
     }
 }
 
-// The epilogue through TMA (chapter 15; beta == 0): this warpgroup's (64, 256) tile goes out in
+// The epilogue through TMA (chapter 15; beta == 0): this warpgroup's (64, 2 * ACC) tile goes out in
 // (64, Cfg::C_BOX) boxes (C_BOX = 32 floats: one 128-byte swizzle row). Each box is written to one
 // of two shared-memory buffers in the TMA's 128-byte swizzle, then one thread hands it to the copy
 // engine and the warpgroup fills the other buffer: the writes to global memory overlap the next box
@@ -66,14 +66,14 @@ __device__ inline void store_tile(const float (&d)[ACC], T* C, int ldc, int M, i
 // column c of a box: 16-byte chunk c / 4 of the 128-byte row goes to chunk (c / 4) ^ (r % 8), so
 // that the 8 rows of a warp's write hit different banks. Cs: this warpgroup's two (64, C_BOX)
 // buffers, 1024-byte aligned.
-template <class Cfg>
-__device__ inline void store_tile_tma(const float (&d)[WGMMA_ACC], float* Cs,
+template <class Cfg, int ACC>
+__device__ inline void store_tile_tma(const float (&d)[ACC], float* Cs,
                                       const CUtensorMap* map_c, int m0, int n0, float alpha, int wg,
                                       int tid) {
     constexpr int BOX = Cfg::C_BOX;  // columns per box: 32 floats = one 128-byte swizzle row
     const int warp = tid / 32, lane = tid % 32;
 #pragma unroll
-    for (int q = 0; q < 256 / BOX; ++q) {
+    for (int q = 0; q < 2 * ACC / BOX; ++q) {  // the tile's 2 * ACC columns (256 for m64n256)
         float* buf = Cs + (q % 2) * 64 * BOX;  // (64, BOX), swizzled
         // The buffer is free once the copy engine has read the box stored from it two boxes ago.
         if (tid == 0) tma_store_wait<1, true>();
