@@ -127,12 +127,13 @@ TEST_CASE("the dispatcher: which tile and split each category of shape gets on 1
         {64, 8192, 8192, TileKind::rows64, Split::stream_k},
         {65, 8192, 8192, TileKind::rows128, Split::stream_k},
         {128, 8192, 8192, TileKind::rows128, Split::stream_k},
-        {128, 4096, 4096, TileKind::n128, Split::stream_k},  // 16 wide tiles: 32 narrow ones
+        {128, 4096, 4096, TileKind::rows128, Split::stream_k},
         // a few hundred rows: 128 x 128 tiles fill the SMs where cluster tiles leave half idle
         {512, 4096, 4096, TileKind::n128, Split::data_parallel},  // 128 tiles, 132 SMs
         {512, 4096, 14336, TileKind::n128, Split::stream_k},      // 128 tiles, 224 k-tiles each
         {256, 8192, 8192, TileKind::n128, Split::data_parallel},
-        {512, 10240, 8192, TileKind::n128, Split::hybrid},  // 320 tiles: 2.4 waves
+        {512, 10240, 8192, TileKind::rows256_cluster2, Split::hybrid},  // 80 tiles, 66 workers
+        {2048, 4608, 3584, TileKind::rows256_cluster2, Split::hybrid},  // 2.2 waves
         // 64 cluster tiles for 66 workers: one wave, nearly full
         {512, 8192, 14336, TileKind::rows256_cluster2, Split::data_parallel},
         // deep K, few tiles

@@ -306,47 +306,58 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
 }
 
 // ---- the fix-up: a second kernel adds the partials of every split tile -------------------------
-// Block (x, y, z): stream-K tile dp_tiles + x, 32 float4 positions of its slots starting at 32 * y
-// (position f = i * WG + tid: the writer's thread tid, its float4 i), block rank and consumer
-// warpgroup z. Its 8 warps share the tile's workers (w_lo + warp, + 8, ...), shared memory adds
-// the 8 sums, and warp 0 runs the one epilogue: alpha * sum + beta * C. Tiles that one worker
-// computed whole were stored by it: nothing to do. All of this runs on every SM at once, instead
-// of one SM adding a tile's partials in turn.
+// One block row per split tile: with no more stream-K tiles than workers, block x takes tile
+// dp_tiles + x (unsplit ones return at once); with more, every range is at least a tile long, so a
+// tile holds at most one boundary between ranges, and block x takes the tile where worker x's
+// range ends, if it ends inside one. Blocks along y cut the tile's float4 positions f = i * WG +
+// tid (the writer's float4 i and thread tid; only the first live_tids threads when M < 64), X per
+// block; along z, the cluster rank and consumer warpgroup. The Y = 256 / X threads of a position
+// share the tile's workers (w_lo + y, + Y, ...), shared memory adds their sums, and thread y = 0
+// runs the one epilogue: alpha * sum + beta * C. Few blocks, because each costs the GPU a few
+// nanoseconds to schedule even when it has nothing to do (a grid of every tile's positions, first
+// tried, took 400 us at 4096^2 on the H200).
 template <class Cfg>
 static __global__ void __launch_bounds__(256)
-    reduce_partials(const Schedule sched, const float4* partials, int M, int N, float alpha,
-                    float beta, float* C, int ldc) {
+    reduce_partials(const Schedule sched, bool tile_per_block, int live_tids, const float4* partials,
+                    int M, int N, float alpha, float beta, float* C, int ldc) {
     constexpr int ACC = Cfg::ACC;
-    const int t = sched.dp_tiles + static_cast<int>(blockIdx.x);
+    int t = sched.dp_tiles + static_cast<int>(blockIdx.x);
+    if (!tile_per_block) {
+        const int end = sched.sk_begin(static_cast<int>(blockIdx.x) + 1);
+        if (end % sched.KT == 0) return;  // the range ends on a tile's edge: nothing split there
+        t = sched.dp_tiles + end / sched.KT;
+    }
     const int first = (t - sched.dp_tiles) * sched.KT;
     const int w_lo = sched.worker_of(first), w_hi = sched.worker_of(first + sched.KT - 1);
     if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
+    const int X = static_cast<int>(blockDim.x), Y = static_cast<int>(blockDim.y);
     const int rank = static_cast<int>(blockIdx.z) / Cfg::CONSUMERS;
     const int c = static_cast<int>(blockIdx.z) % Cfg::CONSUMERS;
-    const int f = 32 * static_cast<int>(blockIdx.y) + static_cast<int>(threadIdx.x);
-    const int i = f / WG, tid = f % WG;  // the writer's float4 and thread
+    const int pos = static_cast<int>(blockIdx.y) * X + static_cast<int>(threadIdx.x);
+    const int i = pos / live_tids, tid = pos % live_tids;  // the writer's float4 and thread
     int tm, tn;
     sched.origin(t, tm, tn);
     // The writer's rows r and r + 8 and columns col, col + 1 (store_tile's layout).
     const int r = (tm * Cfg::CLUSTER + rank) * Cfg::BM + c * WGMMA_M + 16 * (tid / 32) +
                   (tid % 32) / 4;
     const int col0 = tn * Cfg::BN + 8 * i, col = col0 + 2 * (tid % 4);
-    const bool live = r < M && col0 < N;  // what the writer stored
+    const bool live = i < ACC / 4 && r < M && col0 < N;  // what the writer stored
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (live) {
+        const int f = i * WG + tid;
 #pragma unroll 4
-        for (int w = w_lo + static_cast<int>(threadIdx.y); w <= w_hi; w += 8) {
+        for (int w = w_lo + static_cast<int>(threadIdx.y); w <= w_hi; w += Y) {
             const float4 v = __ldcg(partials +
                                     partial_slot<Cfg>(sched, w, t, rank, c) * (ACC / 4) * WG + f);
             sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
         }
     }
-    __shared__ float4 part[8][32];
-    part[threadIdx.y][threadIdx.x] = sum;
+    __shared__ float4 part[256];
+    part[threadIdx.y * X + threadIdx.x] = sum;
     __syncthreads();
     if (threadIdx.y != 0 || !live) return;
-    for (int y = 1; y < 8; ++y) {
-        const float4 v = part[y][threadIdx.x];
+    for (int y = 1; y < Y; ++y) {
+        const float4 v = part[y * X + threadIdx.x];
         sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
     }
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};  // (r, col), (r, col + 1), (r + 8, ...)
@@ -423,14 +434,14 @@ inline int tile_cols(TileKind t) {
     return t == TileKind::n128 ? 128 : t == TileKind::n64 ? 64 : 256;
 }
 // A k-tile's time on one SM against a (128, 256) one: the share of the area, times the loss of a
-// narrower tile (1.15 for 128 columns, 1.5 for 64: (128 + 64) / (128 + 256) of the bytes per
-// multiply-add... guesses to be measured), and 1.2 for one consumer warpgroup (no second one to
-// overlap its epilogue and waits).
+// smaller tile, measured at 4096^3 on the H200 with whole tiles (tune_hopper, % of cuBLAS):
+// (128, 256) 98.5%, (128, 128) 79.0% (x 1.25: more bytes loaded per multiply-add), (128, 64)
+// 50.9% (x 1.9), (64, 256) with one consumer warpgroup 64.1% (x 1.5: none to overlap its waits).
 inline double ktile_cost(TileKind t) {
     switch (t) {
-        case TileKind::rows64: return 0.5 * 1.2;
-        case TileKind::n128: return 0.5 * 1.15;
-        case TileKind::n64: return 0.25 * 1.5;
+        case TileKind::rows64: return 0.5 * 1.5;
+        case TileKind::n128: return 0.5 * 1.3;
+        case TileKind::n64: return 0.25 * 1.9;
         default: return 1.0;
     }
 }
@@ -465,9 +476,12 @@ inline Plan choose(int M, int N, int K, int sms) {
         const long long tiles =
             static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) *
             ((N + tile_cols(tile) - 1) / tile_cols(tile));
-        // Whole waves need no split; else stream-K below a wave, the hybrid past one.
+        // Whole waves need no split; else stream-K below a wave, the hybrid past one (not for
+        // the narrow tiles, whose tails are short: measured on the H200, whole tiles won).
+        const bool narrow = tile == TileKind::n128 || tile == TileKind::n64;
         const Split split = tiles % workers == 0 ? Split::data_parallel
                             : tiles < workers    ? Split::stream_k
+                            : narrow             ? Split::data_parallel
                                                  : Split::hybrid;
         const double dp = plan_cost(tile, Split::data_parallel, M, N, K, sms);
         const double sk = plan_cost(tile, split, M, N, K, sms);
@@ -576,10 +590,22 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
     if (sched.sk_iters() == 0) return;
     // The split tiles' fix-up, after the kernel on the same stream: every partial is written.
-    const dim3 grid(sched.tiles() - sched.dp_tiles, Cfg::ACC / 4 * WG / 32,
-                    Cfg::CLUSTER * Cfg::CONSUMERS);
-    reduce_partials<Cfg><<<grid, dim3(32, 8), 0, stream>>>(sched, partials, M, N, alpha, beta, C,
-                                                            ldc);
+    const int sk_tiles = sched.tiles() - sched.dp_tiles;
+    if (sched.sk_workers == 1 && sk_tiles == 1) return;  // one range, one tile: stored whole
+    const bool tile_per_block = sk_tiles <= sched.sk_workers;
+    // Threads per position: enough to share a deep tile's many pieces (132 at 64 x 64 x 262144).
+    const int shortest = std::max(1, sched.sk_iters() / sched.sk_workers);
+    const int pieces = std::min(sched.sk_workers, sched.KT / shortest + 2);
+    const int Y = pieces >= 64 ? 8 : pieces >= 32 ? 4 : pieces >= 16 ? 2 : 1;
+    // Rows past M hold nothing: at M = 1 only the first warp's threads wrote.
+    const int live_tids = M < WGMMA_M ? 32 * ((M + 15) / 16) : WG;
+    const int positions = Cfg::ACC / 4 * live_tids;
+    const dim3 block(256 / Y, Y);
+    const dim3 grid(tile_per_block ? sk_tiles : sched.sk_workers - 1,
+                    (positions + block.x - 1) / block.x, Cfg::CLUSTER * Cfg::CONSUMERS);
+    if (grid.x == 0) return;
+    reduce_partials<Cfg><<<grid, block, 0, stream>>>(sched, tile_per_block, live_tids, partials, M,
+                                                      N, alpha, beta, C, ldc);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
