@@ -127,18 +127,18 @@ TEST_CASE("the dispatcher: which tile and split each category of shape gets on 1
         {64, 8192, 8192, TileKind::rows64, Split::stream_k},
         {65, 8192, 8192, TileKind::rows128, Split::stream_k},
         {128, 8192, 8192, TileKind::rows128, Split::stream_k},
-        {128, 4096, 4096, TileKind::rows128, Split::stream_k},
-        // a few hundred rows: 128 x 128 tiles fill the SMs where cluster tiles leave half idle
-        {512, 4096, 4096, TileKind::n128, Split::data_parallel},  // 128 tiles, 132 SMs
-        {512, 4096, 14336, TileKind::n128, Split::stream_k},      // 128 tiles, 224 k-tiles each
-        {256, 8192, 8192, TileKind::n128, Split::data_parallel},
+        {128, 4096, 4096, TileKind::n128, Split::stream_k},  // 16 wide tiles: 32 narrow ones
+        // a few hundred rows: cluster tiles split at equal depths, or 128 x 128 tiles
+        {512, 4096, 4096, TileKind::rows256_cluster2, Split::stream_k},  // 32 tiles, 2 per tile
+        {512, 4096, 14336, TileKind::rows256_cluster2, Split::stream_k},
+        {256, 8192, 8192, TileKind::rows256_cluster2, Split::stream_k},
         {512, 10240, 8192, TileKind::rows256_cluster2, Split::hybrid},  // 80 tiles, 66 workers
         {2048, 4608, 3584, TileKind::rows256_cluster2, Split::hybrid},  // 2.2 waves
         // 64 cluster tiles for 66 workers: one wave, nearly full
         {512, 8192, 14336, TileKind::rows256_cluster2, Split::data_parallel},
         // deep K, few tiles
-        {1024, 1024, 32768, TileKind::n128, Split::stream_k},
-        {64, 64, 262144, TileKind::rows64, Split::stream_k},
+        {1024, 1024, 32768, TileKind::rows256_cluster2, Split::stream_k},
+        {64, 64, 262144, TileKind::n64, Split::stream_k},  // one narrow tile, 132 pieces
         // few columns: 64-wide tiles compute 4x fewer columns past N than 256-wide ones
         {8192, 16, 8192, TileKind::n64, Split::stream_k},
         // small squares: 128 tiles of (128, 64) instead of 16 cluster tiles (cuBLAS: 128 x 64)
@@ -152,7 +152,7 @@ TEST_CASE("the dispatcher: which tile and split each category of shape gets on 1
         {256 * 66, 256, 4096, TileKind::rows256_cluster2, Split::data_parallel},  // whole waves
         // shallow K: nothing to split
         {8192, 16, 64, TileKind::n64, Split::data_parallel},
-        {16, 8192, 64, TileKind::rows64, Split::data_parallel},
+        {16, 8192, 64, TileKind::n64, Split::data_parallel},
         {100, 8192, 512, TileKind::n64, Split::data_parallel},  // 8 k-tiles: too shallow
     };
     for (const Expect& e : table) {

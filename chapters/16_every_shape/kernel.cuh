@@ -156,6 +156,16 @@ __host__ __device__ inline std::size_t partial_slot(const Schedule& s, int w, in
            c;
 }
 
+// Flags between blocks (the owner's fix-up): a release store and an acquire load at GPU scope.
+__device__ inline void flag_release(unsigned* flag, unsigned value) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
+}
+__device__ inline unsigned flag_acquire(const unsigned* flag) {
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+    return v;
+}
+
 // STREAM_K false: whole tiles only, the partial stores compiled out, so that a data-parallel plan
 // runs chapter 15's loop and nothing more (the registers and the code of its fastest kernel).
 template <class Cfg, bool STREAM_K>
@@ -164,7 +174,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                     const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, const Schedule sched, int M, int N,
                     float alpha, float beta, float* C, int ldc, bool vec_c, bool tma_c,
-                    float4* partials) {
+                    float4* partials, bool owner_fixup, unsigned* flags, unsigned epoch) {
     constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM, BN = Cfg::BN;
     constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
     extern __shared__ unsigned char smem_raw[];
@@ -269,19 +279,52 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             sched.origin(u.tile, tm, tn);
             const int m0 = (tm * CLUSTER + int(rank)) * BM, n0 = tn * BN;
             // BEGIN SOLUTION: a unit with part of its tile's k-range leaves its partial sums
-            if (STREAM_K && (u.kb > 0 || u.ke < sched.KT)) {
+            // Rows past M and columns past N are neither written nor read (reduce_partials tests
+            // the same): at M = 1, 4 threads of 128 move data.
+            const bool live = m0 + row0 + 16 * warp + lane / 4 < M;
+            if (STREAM_K && (u.kb > 0 || (u.ke < sched.KT && !owner_fixup))) {
                 // This warpgroup's slot: (ACC / 4, WG) float4s, thread-major, so that each of the
-                // stores is one coalesced line. Rows past M and columns past N are neither written
-                // nor read (reduce_partials tests the same): at M = 1, 4 threads of 128 move data.
+                // stores is one coalesced line.
                 const std::size_t slot = partial_slot<Cfg>(sched, worker, u.tile, rank, wg - 1);
                 float4* p = partials + slot * (ACC / 4) * WG + tid;
-                if (m0 + row0 + 16 * warp + lane / 4 < M)
+                if (live)
 #pragma unroll
                     for (int i = 0; i < ACC / 4; ++i)
                         if (n0 + 8 * i < N)
                             __stcg(p + i * WG, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2],
                                                            d[4 * i + 3]));
+                if (owner_fixup) {
+                    // Every thread's partial is written before the flag says so: the barrier
+                    // orders them before thread 0's release store (GPU scope).
+                    named_sync(wg, WG);
+                    if (tid == 0) flag_release(flags + slot, epoch);
+                }
                 continue;
+            }
+            // Few pieces per tile: the tile's owner (its first k-tile) adds the later workers'
+            // partials itself, each as soon as its flag is up, overlapping the others' work.
+            if (STREAM_K && u.ke < sched.KT) {
+#pragma unroll 1
+                for (int j = worker + 1; j < sched.sk_workers && sched.sk_begin(j) <
+                                                                      (u.tile - sched.dp_tiles + 1) *
+                                                                          sched.KT;
+                     ++j) {
+                    const std::size_t slot = partial_slot<Cfg>(sched, j, u.tile, rank, wg - 1);
+                    if (tid == 0)
+                        while (flag_acquire(flags + slot) != epoch) {
+                        }
+                    // The acquire by thread 0, then the barrier: every thread reads after the flag.
+                    named_sync(wg, WG);
+                    const float4* p = partials + slot * (ACC / 4) * WG + tid;
+                    if (!live) continue;
+#pragma unroll
+                    for (int i = 0; i < ACC / 4; ++i) {
+                        if (n0 + 8 * i >= N) continue;
+                        const float4 v = __ldcg(p + i * WG);  // from L2: never a stale L1 line
+                        d[4 * i] += v.x, d[4 * i + 1] += v.y, d[4 * i + 2] += v.z,
+                            d[4 * i + 3] += v.w;
+                    }
+                }
             }
             // END SOLUTION
             // The one epilogue of the tile, as chapter 15: alpha and beta applied once, to the sum.
@@ -378,6 +421,7 @@ static __global__ void __launch_bounds__(256)
 enum class Split { data_parallel, stream_k, hybrid };
 
 constexpr int MIN_SK_ITERS = 8;  // k-tiles per stream-K range at least: a partial costs ~2 k-tiles
+constexpr int FEW_PIECES = 4;    // pieces per tile at most that its owner adds in the kernel
 
 inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers, Split split,
                               int group_m = 8) {
@@ -424,7 +468,7 @@ struct Plan {
     TileKind tile;
     Split split;
 };
-constexpr int FIXUP_KTILES = 4;
+constexpr int FIXUP_KTILES = 8;
 constexpr double SK_KTILE_COST = 1.5;
 
 inline int tile_rows(TileKind t) {
@@ -457,17 +501,20 @@ inline double plan_cost(TileKind tile, Split split, int M, int N, int K, int sms
     const long long kept = tiles >= workers ? tiles / workers - 1 : 0;  // whole waves kept
     const long long sk_share =
         std::max<long long>((tiles - kept * workers) * KT / workers, MIN_SK_ITERS);
-    const double per_ktile = tile == TileKind::rows256_cluster2 ? SK_KTILE_COST : 1.0;
+    // Fewer tiles than workers: ranges at equal depths (make_schedule), no L2 lost.
+    const double per_ktile =
+        tile == TileKind::rows256_cluster2 && tiles >= workers ? SK_KTILE_COST : 1.0;
     return (double(kept * KT) + per_ktile * double(sk_share) + FIXUP_KTILES) * unit;
 }
 inline Plan choose(int M, int N, int K, int sms) {
-    // The candidates: M <= 64 streams B with 64-row tiles (bandwidth-bound); up to 128 rows, tiles
-    // of 128 rows; past that, chapter 15's cluster tile or the narrower ones.
-    const TileKind few_rows[] = {TileKind::rows64};
+    // The candidates: M <= 64 streams B with 64-row tiles (bandwidth-bound) unless a narrow tile
+    // splits deep K better; up to 128 rows, tiles of 128 rows; past that, chapter 15's cluster tile
+    // or the narrower ones.
+    const TileKind few_rows[] = {TileKind::rows64, TileKind::n128, TileKind::n64};
     const TileKind some_rows[] = {TileKind::rows128, TileKind::n128, TileKind::n64};
     const TileKind many_rows[] = {TileKind::rows256_cluster2, TileKind::n128, TileKind::n64};
     const TileKind* first = M <= 64 ? few_rows : M <= 128 ? some_rows : many_rows;
-    const int count = M <= 64 ? 1 : 3;
+    const int count = 3;
     Plan best{first[0], Split::data_parallel};
     double best_cost = 0.0;
     for (int c = 0; c < count; ++c) {
@@ -492,29 +539,40 @@ inline Plan choose(int M, int N, int K, int sms) {
     return best;
 }
 
-// The workspace of the stream-K partials: two slots per consumer warpgroup of the grid, one
-// workspace per (device, stream), allocated on first use and grown, never freed (never an
-// allocation in a timed call). Stream safety: calls on one stream run one after the other (the
+// The workspace of the stream-K partials and their flags: two slots per consumer warpgroup of the
+// grid, one workspace per (device, stream), allocated on first use and grown, never freed (never
+// an allocation in a timed call). Flags hold the number of the call that raised them (epoch), so
+// they need no reset between calls. Stream safety: calls on one stream run one after the other (the
 // reduction kernel included), and calls on different streams have different workspaces, so no two
 // running kernels share one; the mutex covers calls from several host threads.
-inline float4* workspace_for(std::size_t bytes, cudaStream_t stream) {
-    struct Buffer {
-        float4* p = nullptr;
-        std::size_t bytes = 0;
-    };
+struct Workspace {
+    float4* partials = nullptr;
+    unsigned* flags = nullptr;
+    std::size_t slots = 0;
+    unsigned epoch = 0;
+};
+inline Workspace workspace_for(std::size_t slots, std::size_t slot_bytes, cudaStream_t stream) {
     static std::mutex mutex;
-    static std::map<std::pair<int, cudaStream_t>, Buffer> all;
+    static std::map<std::pair<int, cudaStream_t>, Workspace> all;
     int dev = 0;
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> lock(mutex);
-    Buffer& w = all[{dev, stream}];
-    if (bytes > w.bytes) {
-        // The old buffer may still be in use by this stream's previous kernel: free it after it.
-        if (w.p) GEMM_CUDA_CHECK(cudaFreeAsync(w.p, stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.p, bytes, stream));
-        w.bytes = bytes;
+    Workspace& w = all[{dev, stream}];
+    slots = slots * slot_bytes / sizeof(float4) / (WGMMA_ACC / 4 * WG) + 1;  // in (64, 256) slots
+    if (slots > w.slots) {
+        // The old buffers may still be in use by this stream's previous kernel: free them after it.
+        if (w.partials) GEMM_CUDA_CHECK(cudaFreeAsync(w.partials, stream));
+        if (w.flags) GEMM_CUDA_CHECK(cudaFreeAsync(w.flags, stream));
+        const std::size_t bytes = slots * (WGMMA_ACC / 4) * WG * sizeof(float4);
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.partials, bytes, stream));
+        // A flag per float4 slot of the narrowest tile: enough for every slot of any tile.
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.flags, slots * 4 * sizeof(unsigned), stream));
+        GEMM_CUDA_CHECK(cudaMemsetAsync(w.flags, 0, slots * 4 * sizeof(unsigned), stream));
+        w.slots = slots;
+        w.epoch = 0;
     }
-    return w.p;
+    if (++w.epoch == 0) ++w.epoch;  // 0 is the flags' initial value: never a call's number
+    return w;
 }
 
 // make_map, remembered: a benchmark or a model calls again and again with the same matrices, and
@@ -579,23 +637,29 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     const bool tma_c =
         beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
     const CUtensorMap map_c = tma_c ? cached_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
-    float4* partials = nullptr;
-    if (sched.sk_iters() > 0)
-        partials = workspace_for(std::size_t(2) * sched.workers * Cfg::CLUSTER * Cfg::CONSUMERS *
-                                     (Cfg::ACC / 4) * WG * sizeof(float4),
-                                 stream);
+    // The fix-up: with at most FEW_PIECES pieces per tile, each tile's owner adds them in the kernel
+    // (flags, waits that overlap the other workers' ranges); with more, a second kernel adds them
+    // on every SM (one owner adding 131 partials in turn took 66 us at 64 x 64 x 262144).
+    const int shortest = sched.sk_iters() > 0 ? std::max(1, sched.sk_iters() / sched.sk_workers) : 1;
+    const int pieces = std::min(sched.sk_workers, sched.KT / shortest + 2);
+    const bool owner_fixup = pieces <= FEW_PIECES;
+    const Workspace ws =
+        sched.sk_iters() > 0
+            ? workspace_for(std::size_t(2) * sched.workers * Cfg::CLUSTER * Cfg::CONSUMERS,
+                            (Cfg::ACC / 4) * WG * sizeof(float4), stream)
+            : Workspace{};
     const auto kernel = sched.sk_iters() > 0 ? kernel_sk : kernel_dp;
     kernel<<<sched.workers * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
-        map_a, map_b, map_c, sched, M, N, alpha, beta, C, ldc, vec_c, tma_c, partials);
+        map_a, map_b, map_c, sched, M, N, alpha, beta, C, ldc, vec_c, tma_c, ws.partials,
+        owner_fixup, ws.flags, ws.epoch);
     GEMM_CUDA_CHECK_LAUNCH();
-    if (sched.sk_iters() == 0) return;
+    if (sched.sk_iters() == 0 || owner_fixup) return;
     // The split tiles' fix-up, after the kernel on the same stream: every partial is written.
     const int sk_tiles = sched.tiles() - sched.dp_tiles;
     if (sched.sk_workers == 1 && sk_tiles == 1) return;  // one range, one tile: stored whole
     const bool tile_per_block = sk_tiles <= sched.sk_workers;
+    float4* const partials = ws.partials;
     // Threads per position: enough to share a deep tile's many pieces (132 at 64 x 64 x 262144).
-    const int shortest = std::max(1, sched.sk_iters() / sched.sk_workers);
-    const int pieces = std::min(sched.sk_workers, sched.KT / shortest + 2);
     const int Y = pieces >= 64 ? 8 : pieces >= 32 ? 4 : pieces >= 16 ? 2 : 1;
     // Rows past M hold nothing: at M = 1 only the first warp's threads wrote.
     const int live_tids = M < WGMMA_M ? 32 * ((M + 15) / 16) : WG;
