@@ -501,9 +501,11 @@ inline double plan_cost(TileKind tile, Split split, int M, int N, int K, int sms
     const long long kept = tiles >= workers ? tiles / workers - 1 : 0;  // whole waves kept
     const long long sk_share =
         std::max<long long>((tiles - kept * workers) * KT / workers, MIN_SK_ITERS);
-    // Fewer tiles than workers: ranges at equal depths (make_schedule), no L2 lost.
-    const double per_ktile =
-        tile == TileKind::rows256_cluster2 && tiles >= workers ? SK_KTILE_COST : 1.0;
+    // Ranges at equal depths (make_schedule: a whole number of workers per tile) lose no L2;
+    // scattered ones do, except where B is streamed once anyway (64-row tiles).
+    const long long sk_workers = std::min<long long>(workers, tiles * KT / MIN_SK_ITERS);
+    const bool aligned = tiles <= sk_workers && 5 * (sk_workers / tiles * tiles) >= 4 * sk_workers;
+    const double per_ktile = !aligned && tile != TileKind::rows64 ? SK_KTILE_COST : 1.0;
     return (double(kept * KT) + per_ktile * double(sk_share) + FIXUP_KTILES) * unit;
 }
 inline Plan choose(int M, int N, int K, int sms) {
