@@ -64,7 +64,7 @@ void check_schedule(int tiles_m, int tiles_n, int K, int max_workers, Split spli
             for (int k = u.kb; k < u.ke; ++k) ++covered[u.tile][k];
             k_elems[u.tile] +=
                 std::min<long long>(1LL * u.ke * ch16::BK, K) - 1LL * u.kb * ch16::BK;
-            if (u.kb > 0 || u.ke < KT) {  // a piece of a tile: the fix-up adds it
+            if (u.kb > 0 || u.ke < KT) {        // a piece of a tile: the fix-up adds it
                 REQUIRE(u.tile >= s.dp_tiles);  // whole tiles are never split
                 const int index = s.partial_index(w, u.tile);
                 CHECK(index > last_index);  // two partials of one worker: distinct slots
@@ -145,10 +145,10 @@ TEST_CASE("the dispatcher: which tile and split each category of shape gets on 1
         {1024, 1024, 1024, TileKind::n64, Split::data_parallel},
         // squares and large products: chapter 15's cluster tiles, whole (hybrid's tail loses
         // more in L2 than it saves in idle SMs)
-        {2048, 2048, 2048, TileKind::rows256_cluster2, Split::data_parallel},  // 64 tiles, 66
-        {4096, 4096, 4096, TileKind::rows256_cluster2, Split::data_parallel},  // 3.88 waves
-        {8192, 8192, 8192, TileKind::rows256_cluster2, Split::data_parallel},  // 15.5 waves
-        {2048, 4096, 14336, TileKind::rows256_cluster2, Split::data_parallel},  // 1.94 waves
+        {2048, 2048, 2048, TileKind::rows256_cluster2, Split::data_parallel},     // 64 tiles, 66
+        {4096, 4096, 4096, TileKind::rows256_cluster2, Split::data_parallel},     // 3.88 waves
+        {8192, 8192, 8192, TileKind::rows256_cluster2, Split::data_parallel},     // 15.5 waves
+        {2048, 4096, 14336, TileKind::rows256_cluster2, Split::data_parallel},    // 1.94 waves
         {256 * 66, 256, 4096, TileKind::rows256_cluster2, Split::data_parallel},  // whole waves
         // shallow K: nothing to split
         {8192, 16, 64, TileKind::n64, Split::data_parallel},

@@ -30,9 +30,9 @@ namespace ch16 {
 
 using namespace sm90;
 
-constexpr int BK = 64;      // block tile depth (64 halves = 128 bytes)
-constexpr int STAGES = 4;   // k-tiles in flight
-constexpr int WG = 128;     // threads per warpgroup
+constexpr int BK = 64;     // block tile depth (64 halves = 128 bytes)
+constexpr int STAGES = 4;  // k-tiles in flight
+constexpr int WG = 128;    // threads per warpgroup
 constexpr int WGMMA_M = 64, WGMMA_K = 16;
 constexpr int B_BOX = 64;  // columns of B per TMA box: 64 halves = 128 bytes
 
@@ -291,8 +291,8 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
 #pragma unroll
                     for (int i = 0; i < ACC / 4; ++i)
                         if (n0 + 8 * i < N)
-                            __stcg(p + i * WG, make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2],
-                                                           d[4 * i + 3]));
+                            __stcg(p + i * WG,
+                                   make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
                 if (owner_fixup) {
                     // Every thread's partial is written before the flag says so: the barrier
                     // orders them before thread 0's release store (GPU scope).
@@ -305,9 +305,9 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             // partials itself, each as soon as its flag is up, overlapping the others' work.
             if (STREAM_K && u.ke < sched.KT) {
 #pragma unroll 1
-                for (int j = worker + 1; j < sched.sk_workers && sched.sk_begin(j) <
-                                                                      (u.tile - sched.dp_tiles + 1) *
-                                                                          sched.KT;
+                for (int j = worker + 1;
+                     j < sched.sk_workers &&
+                     sched.sk_begin(j) < (u.tile - sched.dp_tiles + 1) * sched.KT;
                      ++j) {
                     const std::size_t slot = partial_slot<Cfg>(sched, j, u.tile, rank, wg - 1);
                     if (tid == 0)
@@ -361,8 +361,9 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
 // tried, took 400 us at 4096^2 on the H200).
 template <class Cfg>
 static __global__ void __launch_bounds__(256)
-    reduce_partials(const Schedule sched, bool tile_per_block, int live_tids, const float4* partials,
-                    int M, int N, float alpha, float beta, float* C, int ldc) {
+    reduce_partials(const Schedule sched, bool tile_per_block, int live_tids,
+                    const float4* partials, int M, int N, float alpha, float beta, float* C,
+                    int ldc) {
     constexpr int ACC = Cfg::ACC;
     int t = sched.dp_tiles + static_cast<int>(blockIdx.x);
     if (!tile_per_block) {
@@ -381,8 +382,8 @@ static __global__ void __launch_bounds__(256)
     int tm, tn;
     sched.origin(t, tm, tn);
     // The writer's rows r and r + 8 and columns col, col + 1 (store_tile's layout).
-    const int r = (tm * Cfg::CLUSTER + rank) * Cfg::BM + c * WGMMA_M + 16 * (tid / 32) +
-                  (tid % 32) / 4;
+    const int r =
+        (tm * Cfg::CLUSTER + rank) * Cfg::BM + c * WGMMA_M + 16 * (tid / 32) + (tid % 32) / 4;
     const int col0 = tn * Cfg::BN + 8 * i, col = col0 + 2 * (tid % 4);
     const bool live = i < ACC / 4 && r < M && col0 < N;  // what the writer stored
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -390,8 +391,8 @@ static __global__ void __launch_bounds__(256)
         const int f = i * WG + tid;
 #pragma unroll 4
         for (int w = w_lo + static_cast<int>(threadIdx.y); w <= w_hi; w += Y) {
-            const float4 v = __ldcg(partials +
-                                    partial_slot<Cfg>(sched, w, t, rank, c) * (ACC / 4) * WG + f);
+            const float4 v =
+                __ldcg(partials + partial_slot<Cfg>(sched, w, t, rank, c) * (ACC / 4) * WG + f);
             sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
         }
     }
@@ -440,10 +441,10 @@ inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers,
     // Enough workers to share the iterations, none with fewer than MIN_SK_ITERS.
     s.sk_workers = std::max(1, std::min(max_workers, sk_iters / MIN_SK_ITERS));
     // Fewer tiles than workers: a whole number of workers per tile, when that idles at most a
-    // fifth of them. Every range then lies inside one tile, at the same depth in every tile (split-K
-    // inside stream-K): the tiles computed side by side read the same k-slices of A and B, which
-    // L2 then serves once, and each worker leaves one partial, not two. (1024 x 1024 x 32768 with
-    // ranges at scattered depths read 383 MB from DRAM, cuBLAS 134 MB: ncu on the H200.)
+    // fifth of them. Every range then lies inside one tile, at the same depth in every tile
+    // (split-K inside stream-K): the tiles computed side by side read the same k-slices of A and B,
+    // which L2 then serves once, and each worker leaves one partial, not two. (1024 x 1024 x 32768
+    // with ranges at scattered depths read 383 MB from DRAM, cuBLAS 134 MB: ncu on the H200.)
     const int sk_tiles = T - s.dp_tiles;
     if (sk_iters > 0 && sk_tiles <= s.sk_workers) {
         const int aligned = s.sk_workers / sk_tiles * sk_tiles;
@@ -483,10 +484,14 @@ inline int tile_cols(TileKind t) {
 // 50.9% (x 1.9), (64, 256) with one consumer warpgroup 64.1% (x 1.5: none to overlap its waits).
 inline double ktile_cost(TileKind t) {
     switch (t) {
-        case TileKind::rows64: return 0.5 * 1.5;
-        case TileKind::n128: return 0.5 * 1.3;
-        case TileKind::n64: return 0.25 * 1.9;
-        default: return 1.0;
+        case TileKind::rows64:
+            return 0.5 * 1.5;
+        case TileKind::n128:
+            return 0.5 * 1.3;
+        case TileKind::n64:
+            return 0.25 * 1.9;
+        default:
+            return 1.0;
     }
 }
 // The cost of one tile and split for a shape (M, N, K) on `sms` SMs, in (128, 256) k-tile times.
@@ -626,10 +631,9 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
         GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel_sk, &cfg));
         return n;
     }();
-    const Schedule sched =
-        make_schedule((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM),
-                      (N + Cfg::BN - 1) / Cfg::BN, (K + BK - 1) / BK, resident_clusters, split,
-                      Cfg::GROUP_M);
+    const Schedule sched = make_schedule(
+        (M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM), (N + Cfg::BN - 1) / Cfg::BN,
+        (K + BK - 1) / BK, resident_clusters, split, Cfg::GROUP_M);
     // A and B themselves, or padded copies where a row does not start on 16 bytes.
     const AlignedOperands ops(A, lda, B, ldb, M, N, K, stream);
     const CUtensorMap map_a = cached_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
@@ -639,10 +643,11 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     const bool tma_c =
         beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
     const CUtensorMap map_c = tma_c ? cached_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
-    // The fix-up: with at most FEW_PIECES pieces per tile, each tile's owner adds them in the kernel
-    // (flags, waits that overlap the other workers' ranges); with more, a second kernel adds them
-    // on every SM (one owner adding 131 partials in turn took 66 us at 64 x 64 x 262144).
-    const int shortest = sched.sk_iters() > 0 ? std::max(1, sched.sk_iters() / sched.sk_workers) : 1;
+    // The fix-up: with at most FEW_PIECES pieces per tile, each tile's owner adds them in the
+    // kernel (flags, waits that overlap the other workers' ranges); with more, a second kernel adds
+    // them on every SM (one owner adding 131 partials in turn took 66 us at 64 x 64 x 262144).
+    const int shortest =
+        sched.sk_iters() > 0 ? std::max(1, sched.sk_iters() / sched.sk_workers) : 1;
     const int pieces = std::min(sched.sk_workers, sched.KT / shortest + 2);
     const bool owner_fixup = pieces <= FEW_PIECES;
     const Workspace ws =
@@ -671,7 +676,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
                     (positions + block.x - 1) / block.x, Cfg::CLUSTER * Cfg::CONSUMERS);
     if (grid.x == 0) return;
     reduce_partials<Cfg><<<grid, block, 0, stream>>>(sched, tile_per_block, live_tids, partials, M,
-                                                      N, alpha, beta, C, ldc);
+                                                     N, alpha, beta, C, ldc);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
@@ -699,11 +704,16 @@ inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, con
         gemm_cfg<decltype(cfg)>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, plan.split, stream);
     };
     switch (plan.tile) {
-        case TileKind::rows64: return run(configs::rows64{});
-        case TileKind::rows128: return run(configs::rows128{});
-        case TileKind::rows256_cluster2: return run(configs::rows256_cluster2{});
-        case TileKind::n128: return run(configs::n128{});
-        case TileKind::n64: return run(configs::n64{});
+        case TileKind::rows64:
+            return run(configs::rows64{});
+        case TileKind::rows128:
+            return run(configs::rows128{});
+        case TileKind::rows256_cluster2:
+            return run(configs::rows256_cluster2{});
+        case TileKind::n128:
+            return run(configs::n128{});
+        case TileKind::n64:
+            return run(configs::n64{});
     }
 }
 

@@ -58,8 +58,8 @@ __device__ inline void store_tile(const float (&d)[ACC], T* C, int ldc, int M, i
     }
 }
 
-// The epilogue through TMA (chapter 15; beta == 0): this warpgroup's (64, 2 * ACC) tile goes out in
-// (64, Cfg::C_BOX) boxes (C_BOX = 32 floats: one 128-byte swizzle row). Each box is written to one
+// The epilogue through TMA (chapter 15; beta == 0): this warpgroup's (64, 2 * ACC) tile goes out
+// in (64, Cfg::C_BOX) boxes (C_BOX = 32 floats: one 128-byte swizzle row). Each box is written to one
 // of two shared-memory buffers in the TMA's 128-byte swizzle, then one thread hands it to the copy
 // engine and the warpgroup fills the other buffer: the writes to global memory overlap the next box
 // and the next tile's math. Thread t writes the elements it holds (see store_tile above) at row r,
