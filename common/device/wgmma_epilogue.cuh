@@ -59,10 +59,10 @@ __device__ inline void store_tile(const float (&d)[ACC], T* C, int ldc, int M, i
 }
 
 // The epilogue through TMA (chapter 15; beta == 0): this warpgroup's (64, 2 * ACC) tile goes out
-// in (64, Cfg::C_BOX) boxes (C_BOX = 32 floats: one 128-byte swizzle row). Each box is written to one
-// of two shared-memory buffers in the TMA's 128-byte swizzle, then one thread hands it to the copy
-// engine and the warpgroup fills the other buffer: the writes to global memory overlap the next box
-// and the next tile's math. Thread t writes the elements it holds (see store_tile above) at row r,
+// in (64, Cfg::C_BOX) boxes (C_BOX = 32 floats: one 128-byte swizzle row). Each box is written to
+// one of two shared-memory buffers in the TMA's 128-byte swizzle, then one thread hands it to the
+// copy engine and the warpgroup fills the other buffer: the writes to global memory overlap the
+// next box and the next tile's math. Thread t writes the elements it holds (see store_tile above) at row r,
 // column c of a box: 16-byte chunk c / 4 of the 128-byte row goes to chunk (c / 4) ^ (r % 8), so
 // that the 8 rows of a warp's write hit different banks. Cs: this warpgroup's two (64, C_BOX)
 // buffers, 1024-byte aligned.
