@@ -62,10 +62,10 @@ __device__ inline void store_tile(const float (&d)[ACC], T* C, int ldc, int M, i
 // in (64, Cfg::C_BOX) boxes (C_BOX = 32 floats: one 128-byte swizzle row). Each box is written to
 // one of two shared-memory buffers in the TMA's 128-byte swizzle, then one thread hands it to the
 // copy engine and the warpgroup fills the other buffer: the writes to global memory overlap the
-// next box and the next tile's math. Thread t writes the elements it holds (see store_tile above) at row r,
-// column c of a box: 16-byte chunk c / 4 of the 128-byte row goes to chunk (c / 4) ^ (r % 8), so
-// that the 8 rows of a warp's write hit different banks. Cs: this warpgroup's two (64, C_BOX)
-// buffers, 1024-byte aligned.
+// next box and the next tile's math. Thread t writes the elements it holds (see store_tile above)
+// at row r, column c of a box: 16-byte chunk c / 4 of the 128-byte row goes to chunk (c / 4) ^
+// (r % 8), so that the 8 rows of a warp's write hit different banks. Cs: this warpgroup's two
+// (64, C_BOX) buffers, 1024-byte aligned.
 template <class Cfg, int ACC>
 __device__ inline void store_tile_tma(const float (&d)[ACC], float* Cs,
                                       const CUtensorMap* map_c, int m0, int n0, float alpha, int wg,
