@@ -10,6 +10,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -37,13 +38,22 @@ inline void scale_c(int M, int N, float beta, float* C, int ldc, cudaStream_t st
 }
 
 // Copies a (rows, cols) matrix into a buffer with leading dimension ld_dst (a multiple of 8),
-// zeros in the padding columns.
+// zeros in the padding columns. Each thread writes 8 halves of a row with one 16-byte store (the
+// buffer is 16-byte aligned and ld_dst % 8 == 0), from 8 reads of 2 bytes (the source rows are not
+// aligned: why this copy exists); rows along y, strided past the grid's 65535. One half per thread
+// with a 64-bit division for its row copied at 0.6 TB/s on the H200 (ncu, 127 x 5001 x 3333).
 static __global__ void pad_kernel(const __half* src, int ld_src, __half* dst, int ld_dst, int rows,
                                   int cols) {
-    const long long i = blockIdx.x * 256LL + threadIdx.x;
-    if (i >= static_cast<long long>(rows) * ld_dst) return;
-    const long long r = i / ld_dst, c = i % ld_dst;
-    dst[i] = c < cols ? src[r * ld_src + c] : __half(0.0f);
+    const int c0 = (static_cast<int>(blockIdx.x) * 256 + static_cast<int>(threadIdx.x)) * 8;
+    if (c0 >= ld_dst) return;
+    for (int r = static_cast<int>(blockIdx.y); r < rows; r += static_cast<int>(gridDim.y)) {
+        const __half* s = src + static_cast<long long>(r) * ld_src;
+        __align__(16) __half v[8];
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[e] = c0 + e < cols ? s[c0 + e] : __half(0.0f);
+        *reinterpret_cast<uint4*>(dst + static_cast<long long>(r) * ld_dst + c0) =
+            *reinterpret_cast<const uint4*>(v);
+    }
 }
 
 // One memory pool per device for the scratch buffers, which keeps what it holds (release
@@ -103,8 +113,8 @@ private:
         const long long count = static_cast<long long>(rows) * ld_pad;
         GEMM_CUDA_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&scratch),
                                                 count * sizeof(__half), scratch_pool(), stream_));
-        pad_kernel<<<unsigned((count + 255) / 256), 256, 0, stream_>>>(p, ld, scratch, ld_pad, rows,
-                                                                       cols);
+        const dim3 grid((ld_pad / 8 + 255) / 256, std::min(rows, 65535));
+        pad_kernel<<<grid, 256, 0, stream_>>>(p, ld, scratch, ld_pad, rows, cols);
         GEMM_CUDA_CHECK_LAUNCH();
         return {scratch, ld_pad};
     }
