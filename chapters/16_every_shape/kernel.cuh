@@ -2,9 +2,10 @@
 // rows or columns. New vs chapter 15: a worker (a cluster) no longer owns whole tiles only. The
 // k-iterations of the last tiles (all of them when there are fewer tiles than SMs) are divided
 // evenly over the workers; a unit that covers only part of a tile's k-range leaves its fp32 partial
-// sums in a workspace, and a second kernel (reduce_partials) adds each split tile's partials, on
-// every SM at once, before the one epilogue (alpha, beta applied once). Tiles 64 or 128 rows high
-// and 64, 128 or 256 columns wide; gemm() picks. Napkin math: 128x8192x8192 has 32 tiles of
+// sums in a workspace. With few pieces per tile, the tile's owner adds them in the kernel; with
+// many, a second kernel (reduce_partials) adds them on every SM at once; either way before the
+// one epilogue (alpha, beta applied once). Tiles 64 or 128 rows high and 64, 128 or 256 columns
+// wide; gemm() picks. Napkin math: 128x8192x8192 has 32 tiles of
 // 128x256 for 132 SMs; stream-K gives each SM 31 of the 4096 k-iterations, for 128 KB of partials
 // per SM written and read once through L2 (17 MB, against 128 MB of B).
 // Preconditions: compute capability 9.0 (sm_90a); unaligned operands are padded first.
