@@ -89,6 +89,8 @@ void check_schedule(int tiles_m, int tiles_n, int K, int max_workers, Split spli
         const int lo = s.worker_of(first), hi = s.worker_of(first + KT - 1);
         CHECK(s.sk_begin(lo) <= first);
         CHECK(s.sk_begin(lo + 1) > first);
+        // The owner's fix-up and reduce_partials both end the tile's workers at last_worker.
+        CHECK(s.last_worker(t, lo) == hi);
         std::vector<int> expect;
         if (lo != hi)
             for (int w = lo; w <= hi; ++w) expect.push_back(w);

@@ -105,6 +105,13 @@ struct Schedule {
         while (w + 1 < sk_workers && sk_begin(w + 1) <= i) ++w;
         return w;
     }
+    // The last worker whose range holds part of stream-K tile t, walking up from w, a worker that
+    // holds part of it: int arithmetic only (the owner calls it beside its accumulators).
+    __host__ __device__ int last_worker(int t, int w) const {
+        const int end = (t - dp_tiles + 1) * KT;  // the tile's iterations end here
+        while (w + 1 < sk_workers && sk_begin(w + 1) < end) ++w;
+        return w;
+    }
     // Where worker w keeps its partial of stream-K tile t: 0 if t is the tile its range starts in,
     // else 1 (the tile it ends in). A range holds at most these two partial units: every tile in
     // between is whole.
@@ -305,11 +312,9 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             // Few pieces per tile: the tile's owner (its first k-tile) adds the later workers'
             // partials itself, each as soon as its flag is up, overlapping the others' work.
             if (STREAM_K && u.ke < sched.KT) {
+                const int last = sched.last_worker(u.tile, worker);
 #pragma unroll 1
-                for (int j = worker + 1;
-                     j < sched.sk_workers &&
-                     sched.sk_begin(j) < (u.tile - sched.dp_tiles + 1) * sched.KT;
-                     ++j) {
+                for (int j = worker + 1; j <= last; ++j) {
                     const std::size_t slot = partial_slot<Cfg>(sched, j, u.tile, rank, wg - 1);
                     if (tid == 0)
                         while (flag_acquire(flags + slot) != epoch) {
@@ -373,7 +378,7 @@ static __global__ void __launch_bounds__(256)
         t = sched.dp_tiles + end / sched.KT;
     }
     const int first = (t - sched.dp_tiles) * sched.KT;
-    const int w_lo = sched.worker_of(first), w_hi = sched.worker_of(first + sched.KT - 1);
+    const int w_lo = sched.worker_of(first), w_hi = sched.last_worker(t, w_lo);
     if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
     const int X = static_cast<int>(blockDim.x), Y = static_cast<int>(blockDim.y);
     const int rank = static_cast<int>(blockIdx.z) / Cfg::CONSUMERS;
@@ -425,6 +430,14 @@ enum class Split { data_parallel, stream_k, hybrid };
 constexpr int MIN_SK_ITERS = 8;  // k-tiles per stream-K range at least: a partial costs ~2 k-tiles
 constexpr int FEW_PIECES = 4;    // pieces per tile at most that its owner adds in the kernel
 
+// Fewer tiles than workers: a whole number of workers per tile when that idles at most a fifth of
+// them, else the count unchanged (make_schedule, and the dispatcher's cost of stream-K).
+inline int equal_depth_workers(long long sk_tiles, int sk_workers) {
+    if (sk_tiles > sk_workers) return sk_workers;
+    const int aligned = static_cast<int>(sk_workers / sk_tiles * sk_tiles);
+    return 5 * aligned >= 4 * sk_workers ? aligned : sk_workers;
+}
+
 inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers, Split split,
                               int group_m = 8) {
     Schedule s;
@@ -446,11 +459,7 @@ inline Schedule make_schedule(int tiles_m, int tiles_n, int KT, int max_workers,
     // (split-K inside stream-K): the tiles computed side by side read the same k-slices of A and B,
     // which L2 then serves once, and each worker leaves one partial, not two. (1024 x 1024 x 32768
     // with ranges at scattered depths read 383 MB from DRAM, cuBLAS 134 MB: ncu on the H200.)
-    const int sk_tiles = T - s.dp_tiles;
-    if (sk_iters > 0 && sk_tiles <= s.sk_workers) {
-        const int aligned = s.sk_workers / sk_tiles * sk_tiles;
-        if (5 * aligned >= 4 * s.sk_workers) s.sk_workers = aligned;
-    }
+    if (sk_iters > 0) s.sk_workers = equal_depth_workers(T - s.dp_tiles, s.sk_workers);
     s.workers = std::max(std::min(s.dp_tiles, max_workers), sk_iters > 0 ? s.sk_workers : 0);
     return s;
 }
@@ -495,11 +504,18 @@ inline double ktile_cost(TileKind t) {
             return 1.0;
     }
 }
+// Workers (blocks, or clusters of two) and tiles of one tile kind.
+inline int workers_of(TileKind tile, int sms) {
+    return tile == TileKind::rows256_cluster2 ? sms / 2 : sms;
+}
+inline long long tiles_of(TileKind tile, int M, int N) {
+    return static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) *
+           ((N + tile_cols(tile) - 1) / tile_cols(tile));
+}
 // The cost of one tile and split for a shape (M, N, K) on `sms` SMs, in (128, 256) k-tile times.
 inline double plan_cost(TileKind tile, Split split, int M, int N, int K, int sms) {
-    const int workers = tile == TileKind::rows256_cluster2 ? sms / 2 : sms;
-    const long long tiles = static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) *
-                            ((N + tile_cols(tile) - 1) / tile_cols(tile));
+    const int workers = workers_of(tile, sms);
+    const long long tiles = tiles_of(tile, M, N);
     const long long KT = (K + BK - 1) / BK;
     const double unit = ktile_cost(tile);
     if (split == Split::data_parallel) return double((tiles + workers - 1) / workers * KT) * unit;
@@ -509,8 +525,9 @@ inline double plan_cost(TileKind tile, Split split, int M, int N, int K, int sms
         std::max<long long>((tiles - kept * workers) * KT / workers, MIN_SK_ITERS);
     // Ranges at equal depths (make_schedule: a whole number of workers per tile) lose no L2;
     // scattered ones do, except where B is streamed once anyway (64-row tiles).
-    const long long sk_workers = std::min<long long>(workers, tiles * KT / MIN_SK_ITERS);
-    const bool aligned = tiles <= sk_workers && 5 * (sk_workers / tiles * tiles) >= 4 * sk_workers;
+    const int sk_workers = static_cast<int>(
+        std::max<long long>(1, std::min<long long>(workers, tiles * KT / MIN_SK_ITERS)));
+    const bool aligned = tiles <= sk_workers && equal_depth_workers(tiles, sk_workers) % tiles == 0;
     const double per_ktile = !aligned && tile != TileKind::rows64 ? SK_KTILE_COST : 1.0;
     return (double(kept * KT) + per_ktile * double(sk_share) + FIXUP_KTILES) * unit;
 }
@@ -527,10 +544,8 @@ inline Plan choose(int M, int N, int K, int sms) {
     double best_cost = 0.0;
     for (int c = 0; c < count; ++c) {
         const TileKind tile = first[c];
-        const int workers = tile == TileKind::rows256_cluster2 ? sms / 2 : sms;
-        const long long tiles =
-            static_cast<long long>((M + tile_rows(tile) - 1) / tile_rows(tile)) *
-            ((N + tile_cols(tile) - 1) / tile_cols(tile));
+        const int workers = workers_of(tile, sms);
+        const long long tiles = tiles_of(tile, M, N);
         // Whole waves need no split; else stream-K below a wave, the hybrid past one (not for
         // the narrow tiles, whose tails are short: measured on the H200, whole tiles won).
         const bool narrow = tile == TileKind::n128 || tile == TileKind::n64;
@@ -556,7 +571,7 @@ inline Plan choose(int M, int N, int K, int sms) {
 struct Workspace {
     float4* partials = nullptr;
     unsigned* flags = nullptr;
-    std::size_t slots = 0;
+    std::size_t slots = 0, slot_bytes = 0;  // flags: one per slot
     unsigned epoch = 0;
 };
 inline Workspace workspace_for(std::size_t slots, std::size_t slot_bytes, cudaStream_t stream) {
@@ -566,17 +581,16 @@ inline Workspace workspace_for(std::size_t slots, std::size_t slot_bytes, cudaSt
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> lock(mutex);
     Workspace& w = all[{dev, stream}];
-    slots = slots * slot_bytes / sizeof(float4) / (WGMMA_ACC / 4 * WG) + 1;  // in (64, 256) slots
-    if (slots > w.slots) {
-        // The old buffers may still be in use by this stream's previous kernel: free them after it.
+    if (slots > w.slots || slot_bytes > w.slot_bytes) {
+        // Grown to both maxima (tiles of every width share it). The old buffers may still be in
+        // use by this stream's previous kernel: free them after it.
+        slots = std::max(slots, w.slots), slot_bytes = std::max(slot_bytes, w.slot_bytes);
         if (w.partials) GEMM_CUDA_CHECK(cudaFreeAsync(w.partials, stream));
         if (w.flags) GEMM_CUDA_CHECK(cudaFreeAsync(w.flags, stream));
-        const std::size_t bytes = slots * (WGMMA_ACC / 4) * WG * sizeof(float4);
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.partials, bytes, stream));
-        // A flag per float4 slot of the narrowest tile: enough for every slot of any tile.
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.flags, slots * 4 * sizeof(unsigned), stream));
-        GEMM_CUDA_CHECK(cudaMemsetAsync(w.flags, 0, slots * 4 * sizeof(unsigned), stream));
-        w.slots = slots;
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.partials, slots * slot_bytes, stream));
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.flags, slots * sizeof(unsigned), stream));
+        GEMM_CUDA_CHECK(cudaMemsetAsync(w.flags, 0, slots * sizeof(unsigned), stream));
+        w.slots = slots, w.slot_bytes = slot_bytes;
         w.epoch = 0;
     }
     if (++w.epoch == 0) ++w.epoch;  // 0 is the flags' initial value: never a call's number
