@@ -89,7 +89,7 @@ void check_schedule(int tiles_m, int tiles_n, int K, int max_workers, Split spli
         const int lo = s.worker_of(first), hi = s.worker_of(first + KT - 1);
         CHECK(s.sk_begin(lo) <= first);
         CHECK(s.sk_begin(lo + 1) > first);
-        // The owner's fix-up and reduce_partials both end the tile's workers at last_worker.
+        // The owner's fix-up (last_worker) and reduce_partials (worker_of) end at the same worker.
         CHECK(s.last_worker(t, lo) == hi);
         std::vector<int> expect;
         if (lo != hi)

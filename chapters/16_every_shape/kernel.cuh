@@ -106,7 +106,9 @@ struct Schedule {
         return w;
     }
     // The last worker whose range holds part of stream-K tile t, walking up from w, a worker that
-    // holds part of it: int arithmetic only (the owner calls it beside its accumulators).
+    // holds part of it: int arithmetic only (the owner calls it beside its accumulators, for at
+    // most FEW_PIECES pieces; reduce_partials, with many, takes worker_of of the tile's last
+    // iteration, the same worker: tests/test_schedule.cu).
     __host__ __device__ int last_worker(int t, int w) const {
         const int end = (t - dp_tiles + 1) * KT;  // the tile's iterations end here
         while (w + 1 < sk_workers && sk_begin(w + 1) < end) ++w;
@@ -378,7 +380,9 @@ static __global__ void __launch_bounds__(256)
         t = sched.dp_tiles + end / sched.KT;
     }
     const int first = (t - sched.dp_tiles) * sched.KT;
-    const int w_lo = sched.worker_of(first), w_hi = sched.last_worker(t, w_lo);
+    // worker_of, not last_worker's walk: a deep tile has 132 pieces, and walking up to the last
+    // delayed every thread's loads (64 x 64 x 262144: 86% -> 58% of cuBLAS on the H200).
+    const int w_lo = sched.worker_of(first), w_hi = sched.worker_of(first + sched.KT - 1);
     if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
     const int X = static_cast<int>(blockDim.x), Y = static_cast<int>(blockDim.y);
     const int rank = static_cast<int>(blockIdx.z) / Cfg::CONSUMERS;
