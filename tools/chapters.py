@@ -11,8 +11,8 @@
         a header that includes every such chapter's kernel and visits their gemm() in order
         (the tools that time or sweep any chapter by name), built by meson
     tools/chapters.py diffs
-        the Markdown table of each chapter's kernel diff against the chapter before it, with its
-        size in changed lines (docs/reading-order.md holds it; tests/chapters_test.py compares)
+        the Markdown table of each chapter's kernel diff against the chapter before it (or the one
+        its kernel names in a line `// Builds on: NN_slug`), with its size in changed lines (docs/reading-order.md holds it; tests/chapters_test.py compares)
 
 Python code imports it: `chapters.load()` gives Chapter tuples. A malformed line is an error that
 names the line; nothing else parses the file (meson.build reads it too, with the same columns).
@@ -146,9 +146,27 @@ def changed_lines(a, b):
     return int(added) + int(removed)
 
 
+BASE_LINE = re.compile(r"^// Builds on: (\d\d_[a-z0-9_]+)\s*$", re.M)
+
+
+def diff_base(chapters, i):
+    """The chapter that chapter i's kernel is read against: the one before it in the list, unless
+    its kernel file says otherwise in a line `// Builds on: NN_slug` (an earlier chapter)."""
+    c = chapters[i]
+    with open(os.path.join(ROOT, kernel_file(c.id))) as f:
+        m = BASE_LINE.search(f.read())
+    if not m:
+        return chapters[i - 1]
+    earlier = [p for p in chapters[:i] if p.id == m.group(1)]
+    if not earlier:
+        raise ListError(f"{kernel_file(c.id)}: 'Builds on: {m.group(1)}' names no earlier chapter")
+    return earlier[0]
+
+
 def diff_table(chapters):
     rows = ["| step | changed lines | see it with |", "|---|---:|---|"]
-    for prev, c in zip(chapters, chapters[1:]):
+    for i, c in enumerate(chapters[1:], 1):
+        prev = diff_base(chapters, i)
         a, b = kernel_file(prev.id), kernel_file(c.id)
         rows.append(f"| {prev.id[:2]} → {c.id[:2]} | {changed_lines(a, b)} | `git diff --no-index {a} {b}` |")
     return "\n".join(rows) + "\n"
