@@ -44,7 +44,10 @@ const char* const kColumns[] = {"device",
                                 "sm_clock_mhz",
                                 "power_w",
                                 "throttle",
-                                "l2_flush"};
+                                "l2_flush",
+                                "commit",
+                                "dirty",
+                                "source_hash"};
 constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 
 std::string quote(const std::string& s) {
@@ -109,9 +112,9 @@ std::string csv_line(const Row& r) {
       << num(r.pct_min, 5) << ',' << num(r.pct_max, 5) << ',' << r.rounds << ',' << r.check << ','
       << num(r.max_abs_err, 4) << ',' << num(r.max_rel_err, 4) << ',' << r.bad_elements << ','
       << (r.pass ? "true" : "false") << ',' << quote(r.driver) << ',' << quote(r.cuda_runtime)
-      << ',' << quote(r.cublas) << ',' << num(r.power_limit_w, 5) << ','
-      << num(r.sm_clock_mhz, 5) << ',' << num(r.power_w, 5) << ',' << quote(r.throttle) << ','
-      << quote(r.l2_flush);
+      << ',' << quote(r.cublas) << ',' << num(r.power_limit_w, 5) << ',' << num(r.sm_clock_mhz, 5)
+      << ',' << num(r.power_w, 5) << ',' << quote(r.throttle) << ',' << quote(r.l2_flush) << ','
+      << quote(r.commit) << ',' << quote(r.dirty) << ',' << quote(r.source_hash);
     return s.str();
 }
 
@@ -203,6 +206,9 @@ std::vector<Row> read_csv(const std::string& path) {
             r.power_w = number("power_w");
             r.throttle = text("throttle");
             r.l2_flush = text("l2_flush");
+            r.commit = text("commit");
+            r.dirty = text("dirty");
+            r.source_hash = text("source_hash");
             rows.push_back(r);
         } catch (const std::exception&) {
             throw std::runtime_error(path + ":" + std::to_string(lineno) +

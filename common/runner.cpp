@@ -12,6 +12,7 @@
 #include "fp8_problem.hpp"
 #include "remote.hpp"
 #include "report.hpp"
+#include "stamp.hpp"
 
 namespace gemm {
 
@@ -168,6 +169,10 @@ Row measure(Backend& backend, const ChapterInfo& info, Precision precision, cons
     r.power_w = seen.power_w;
     r.throttle = seen.throttle;
     r.l2_flush = backend.l2_flush();
+    const Stamp stamp = stamp_of(info.id);
+    r.commit = stamp.commit;
+    r.dirty = stamp.dirty;
+    r.source_hash = stamp.source_hash;
     return r;
 }
 

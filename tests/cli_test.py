@@ -7,6 +7,7 @@ GEMM_REQUIRE_GPU=1 is set, which makes that a failure).
 """
 import csv
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -14,6 +15,7 @@ import time
 
 binary, chapter = sys.argv[1], sys.argv[2]
 failures = []
+STAMPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "stamps.py")
 
 
 def run(*args, timeout=300):
@@ -99,6 +101,16 @@ with tempfile.TemporaryDirectory() as tmp:
                 expect(float(r["gflops"]) > 0, "GFLOPS is positive")
             expect(rows[1]["M"] == "100" and rows[1]["N"] == "37" and rows[1]["K"] == "19",
                    "MxNxK shapes reach the CSV")
+            # The stamps: the build's commit and dirty flag, and the hash of this chapter's kernel
+            # sources as tools/stamps.py computes it now (the build is current: meson test built it).
+            now = subprocess.run([sys.executable, STAMPS, "hash", chapter], capture_output=True,
+                                 text=True).stdout.split()
+            for r in rows:
+                expect(re.fullmatch(r"([0-9a-f]{12})?", r.get("commit", "-")) and
+                       r.get("dirty") in ("true", "false", ""),
+                       f"the row carries the commit and the dirty flag: {r}")
+                expect(now and r.get("source_hash") == now[1],
+                       f"the row's source_hash is the kernel's ({now[1:2]}): {r}")
 
         # Many sizes cost each one's own time: the CSV is appended to, not rewritten, and the
         # CPU timing waits for worker threads only while some run (about 40 ms a size on our

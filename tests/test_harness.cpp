@@ -9,15 +9,16 @@
 #include <fstream>
 #include <limits>
 #include <memory>
-#include <string>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "options.hpp"
 #include "problem.hpp"
 #include "report.hpp"
-#include "shapes.hpp"
 #include "runner.hpp"
+#include "shapes.hpp"
+#include "stamp.hpp"
 
 using namespace gemm;
 
@@ -480,6 +481,9 @@ TEST_SUITE("output") {
         r.power_w = 688.5;
         r.throttle = "sw_power_cap 63%; hw_thermal 2%";
         r.l2_flush = "yes";
+        r.commit = "0123456789ab";
+        r.dirty = "false";
+        r.source_hash = "fedcba9876543210";
         return r;
     }
 
@@ -493,7 +497,7 @@ TEST_SUITE("output") {
               "device,chapter,precision,M,N,K,alpha,beta,seed,reps,ms_median,ms_min,gflops,"
               "yardstick,yardstick_ms_median,yardstick_gflops,pct_of_yardstick,pct_min,pct_max,"
               "rounds,check,max_abs_err,max_rel_err,bad_elements,pass,driver,cuda_runtime,cublas,"
-              "power_limit_w,sm_clock_mhz,power_w,throttle,l2_flush");
+              "power_limit_w,sm_clock_mhz,power_w,throttle,l2_flush,commit,dirty,source_hash");
     }
 
     TEST_CASE("CSV round trip, quoting included") {
@@ -521,6 +525,9 @@ TEST_SUITE("output") {
         CHECK(back[0].power_w == 688.5);
         CHECK(back[0].throttle == a.throttle);
         CHECK(back[0].l2_flush == "yes");
+        CHECK(back[0].commit == "0123456789ab");
+        CHECK(back[0].dirty == "false");
+        CHECK(back[0].source_hash == "fedcba9876543210");
         CHECK(back[1].shape == Shape(64));
         CHECK_FALSE(back[1].pass);
         CHECK(back[1].bad_elements == 3);
@@ -737,6 +744,46 @@ TEST_SUITE("timing protocol") {
         CHECK(r.power_limit_w == 700);
         CHECK(r.l2_flush == "yes");
         std::filesystem::remove_all("test_protocol");
+    }
+
+    TEST_CASE("every row carries the build's stamps: commit, dirty, the chapter's source hash") {
+        std::string calls;
+        std::vector<int> warmups;
+        const char* argv[] = {"scripted", "--sizes", "64",  "--rounds", "1",          "--reps",
+                              "1",        "--check", "off", "--out",    "test_stamps"};
+        // A tool's name for a configuration of chapter 02 ("02_scripted") takes chapter 02's hash.
+        const gemm::ChapterInfo info{"02_scripted", "scripted", 0, {64}};
+        const int rc = gemm::run_chapter(
+            11, const_cast<char**>(argv), info, Precision::F32, [&](const Options&) {
+                return std::unique_ptr<gemm::Backend>(new ScriptedBackend({1.0}, &calls, &warmups));
+            });
+        REQUIRE(rc == 0);
+        const std::vector<Row> rows = read_csv("test_stamps/02_scripted.csv");
+        REQUIRE(rows.size() == 1);
+        const gemm::BuildStamps& built = gemm::build_stamps();
+        CHECK(rows[0].commit == built.commit);
+        CHECK(rows[0].dirty == built.dirty);
+        CHECK(rows[0].source_hash == gemm::stamp_of("02_cpu_tiled").source_hash);
+        CHECK(rows[0].source_hash.size() == 16);
+        std::filesystem::remove_all("test_stamps");
+    }
+
+    TEST_CASE("the build's stamps: one hash per chapter of the list, none for an unknown one") {
+        const gemm::BuildStamps& built = gemm::build_stamps();
+        CHECK(built.source_hashes.size() == gemm::chapter_list().size());
+        for (const auto& [id, hash] : built.source_hashes) {
+            CAPTURE(id);
+            CHECK(hash.size() == 16);
+            CHECK(gemm::stamp_of(id).source_hash == hash);
+        }
+        // Kernels differ, and so do their hashes.
+        CHECK(gemm::stamp_of("01_cpu_naive").source_hash !=
+              gemm::stamp_of("02_cpu_tiled").source_hash);
+        CHECK(gemm::stamp_of("99_scripted").source_hash.empty());
+        CHECK(gemm::stamp_of("").source_hash.empty());
+        // Built in a git checkout: 12 hex digits and true or false; elsewhere both unknown.
+        CHECK((built.commit.size() == 12 || built.commit.empty()));
+        CHECK((built.dirty == "true" || built.dirty == "false" || built.dirty.empty()));
     }
 
     TEST_CASE("throttle summary names the slowdowns and their share, not idle or app clocks") {
