@@ -1,10 +1,7 @@
 #include "report.hpp"
 
-#include <algorithm>
 #include <fstream>
 #include <iomanip>
-#include <iterator>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -57,32 +54,6 @@ std::string quote(const std::string& s) {
     return q + "\"";
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-    std::vector<std::string> out;
-    std::string cur;
-    bool in_quotes = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (in_quotes) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                cur += '"', ++i;
-            else if (c == '"')
-                in_quotes = false;
-            else
-                cur += c;
-        } else if (c == '"') {
-            in_quotes = true;
-        } else if (c == ',') {
-            out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    out.push_back(cur);
-    return out;
-}
-
 std::string num(double v, int precision = 6) {
     std::ostringstream s;
     s << std::setprecision(precision) << v;
@@ -129,93 +100,6 @@ void write_csv(const std::string& path, const std::vector<Row>& rows) {
     std::string text = csv_header() + "\n";
     for (const Row& r : rows) text += csv_line(r) + "\n";
     write_text(path, text);
-}
-
-std::vector<Row> read_csv(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw std::runtime_error("cannot read " + path);
-    std::string line;
-    // Columns are found by name. The ones from pct_min on came with the alternating rounds and the
-    // run's conditions; a CSV written before them (plots/h100/) reads with those left empty.
-    const std::string first_new = "pct_min";
-    std::map<std::string, int> at;
-    bool ours = bool(std::getline(f, line));
-    if (ours) {
-        const std::vector<std::string> names = split_csv(line);
-        for (int i = 0; i < int(names.size()); ++i) at[names[i]] = i;
-        bool before_new = true;
-        for (const char* c : kColumns) {
-            if (c == first_new) before_new = false;
-            if (before_new && !at.count(c)) ours = false;
-        }
-        for (const std::string& n : names)
-            if (std::find(std::begin(kColumns), std::end(kColumns), n) == std::end(kColumns))
-                ours = false;
-    }
-    if (!ours)
-        throw std::runtime_error(path +
-                                 ":1: not a results CSV (the header differs from the schema)");
-    std::vector<Row> rows;
-    int lineno = 1;
-    while (std::getline(f, line)) {
-        ++lineno;
-        if (line.empty()) continue;
-        std::vector<std::string> v = split_csv(line);
-        if (v.size() != at.size())
-            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": expected " +
-                                     std::to_string(at.size()) + " fields, found " +
-                                     std::to_string(v.size()));
-        auto text = [&](const char* name) { return at.count(name) ? v[at[name]] : std::string(); };
-        auto number = [&](const char* name) {
-            return at.count(name) ? std::stod(v[at[name]]) : 0.0;
-        };
-        try {
-            Row r;
-            r.device = text("device");
-            r.chapter = text("chapter");
-            r.precision = text("precision");
-            r.shape.M = std::stoi(text("M"));
-            r.shape.N = std::stoi(text("N"));
-            r.shape.K = std::stoi(text("K"));
-            r.alpha = std::stof(text("alpha"));
-            r.beta = std::stof(text("beta"));
-            r.seed = std::stoull(text("seed"));
-            r.reps = std::stoi(text("reps"));
-            r.ms_median = number("ms_median");
-            r.ms_min = number("ms_min");
-            r.gflops = number("gflops");
-            r.yardstick = text("yardstick");
-            r.yardstick_ms_median = number("yardstick_ms_median");
-            r.yardstick_gflops = number("yardstick_gflops");
-            r.pct_of_yardstick = number("pct_of_yardstick");
-            r.pct_min = number("pct_min");
-            r.pct_max = number("pct_max");
-            r.rounds = int(number("rounds"));
-            r.check = text("check");
-            r.max_abs_err = number("max_abs_err");
-            r.max_rel_err = number("max_rel_err");
-            r.bad_elements = std::stoull(text("bad_elements"));
-            if (text("pass") != "true" && text("pass") != "false")
-                throw std::invalid_argument("pass");
-            r.pass = text("pass") == "true";
-            r.driver = text("driver");
-            r.cuda_runtime = text("cuda_runtime");
-            r.cublas = text("cublas");
-            r.power_limit_w = number("power_limit_w");
-            r.sm_clock_mhz = number("sm_clock_mhz");
-            r.power_w = number("power_w");
-            r.throttle = text("throttle");
-            r.l2_flush = text("l2_flush");
-            r.commit = text("commit");
-            r.dirty = text("dirty");
-            r.source_hash = text("source_hash");
-            rows.push_back(r);
-        } catch (const std::exception&) {
-            throw std::runtime_error(path + ":" + std::to_string(lineno) +
-                                     ": a field is not a number");
-        }
-    }
-    return rows;
 }
 
 namespace {

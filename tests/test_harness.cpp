@@ -15,6 +15,7 @@
 
 #include "options.hpp"
 #include "problem.hpp"
+#include "read_csv.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "shapes.hpp"
