@@ -11,6 +11,8 @@
 
 #include "cpu_timing.hpp"
 #include "harness_cpu.hpp"
+#include "host_memory.hpp"
+#include "measure.hpp"
 #include "runner.hpp"
 
 namespace gemm {

@@ -11,7 +11,9 @@
 #include "gpu_conditions.hpp"
 #include "gpu_timing.cuh"
 #include "harness_gpu.cuh"
-#include "runner.hpp"
+#include "host_memory.hpp"  // check_host_fits, for check_fits
+#include "measure.hpp"      // load_and_check, for check_gpu_gemm
+#include "runner.hpp"       // run_chapter, which the backends are handed to
 
 namespace gemm {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "runner.hpp"  // median()
+#include "stats.hpp"
 
 namespace gemm {
 

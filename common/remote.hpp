@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "runner.hpp"
+#include "backend.hpp"
 
 namespace gemm {
 

@@ -2,59 +2,18 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "fp8_problem.hpp"
+#include "json.hpp"
+#include "measure.hpp"
 #include "remote.hpp"
 #include "report.hpp"
-#include "stamp.hpp"
 
 namespace gemm {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-unsigned long long host_available_bytes() {
-    std::ifstream f("/proc/meminfo");
-    std::string key;
-    unsigned long long kb = 0;
-    std::string unit;
-    while (f >> key >> kb >> unit)
-        if (key == "MemAvailable:") return kb * 1024ull;
-    return 0;
-}
-
-CheckMode resolve_check(CheckMode mode, const Shape& s) {
-    if (mode != CheckMode::Auto) return mode;
-    const double mnk = double(s.M) * double(s.N) * double(s.K);
-    const double mn = double(s.M) * double(s.N);
-    return (mnk <= double(1ull << 30) && mn <= double(1ull << 26)) ? CheckMode::Full
-                                                                   : CheckMode::Sample;
-}
-
-CheckResult load_and_check(Backend& backend, const HostProblem& hp, CheckMode mode) {
-    backend.load(hp);
-    const std::vector<float> C = backend.run_once(initial_C(hp));
-    return resolve_check(mode, hp.p.shape) == CheckMode::Full ? check_full(hp, C)
-                                                              : check_sampled(hp, C);
-}
-
-void check_host_fits(const Problem& p, unsigned long long bytes) {
-    const unsigned long long have = host_available_bytes();
-    if (have && bytes > have)
-        throw UsageError("size " + p.shape.str() + " needs " + std::to_string(bytes >> 20) +
-                         " MiB of host memory, only " + std::to_string(have >> 20) +
-                         " MiB available");
-}
 
 namespace {
 
@@ -103,79 +62,6 @@ void validate_fits(const std::vector<Shape>& sizes, const Options& o, Precision 
 
 namespace {
 
-// Checks (as the options say) and times one shape; the row the table, CSV and chart show.
-Row measure(Backend& backend, const ChapterInfo& info, Precision precision, const Options& o,
-            const Problem& problem, const std::string& yard, CheckResult& check) {
-    HostProblem hp = make_inputs(problem);
-
-    Row r;
-    r.device = backend.device_name();
-    r.chapter = info.id;
-    r.precision = to_string(precision);
-    r.shape = problem.shape;
-    r.alpha = problem.alpha;
-    r.beta = problem.beta;
-    r.seed = problem.seed;
-    r.reps = o.reps;
-
-    check = CheckResult();
-    if (o.check == CheckMode::Off) {
-        backend.load(hp);
-    } else {
-        check = load_and_check(backend, hp, o.check);
-        r.check = check.mode;
-        r.max_abs_err = check.max_abs_err;
-        r.max_rel_err = check.max_rel_err;
-        r.bad_elements = check.bad;
-        r.pass = check.pass;
-    }
-    // Alternating rounds: a slow spell of the GPU (clock, power, a neighbour) lands on both sides
-    // of one round's ratio instead of on one side of the only ratio. The order flips every round
-    // (A B, B A, A B ...) so that neither side always runs on the other's heat.
-    const RunEnvironment env = backend.environment();
-    std::vector<double> t_chapter, t_yard, ratios;
-    backend.start_sampling();
-    for (int round = 0; round < o.rounds; ++round) {
-        const int warmup = round == 0 ? o.warmup : 0;
-        std::vector<double> tc, ty;
-        const bool chapter_first = round % 2 == 0;
-        if (chapter_first) tc = backend.time_chapter(warmup, o.reps);
-        if (!yard.empty()) ty = backend.time_yardstick(warmup, o.reps);
-        if (!chapter_first) tc = backend.time_chapter(warmup, o.reps);
-        t_chapter.insert(t_chapter.end(), tc.begin(), tc.end());
-        t_yard.insert(t_yard.end(), ty.begin(), ty.end());
-        if (!ty.empty() && median(tc) > 0) ratios.push_back(100.0 * median(ty) / median(tc));
-    }
-    const Sampled seen = backend.stop_sampling();
-    r.rounds = o.rounds;
-    r.ms_median = median(t_chapter);
-    r.ms_min = *std::min_element(t_chapter.begin(), t_chapter.end());
-    r.gflops = gflops(problem.shape, r.ms_median);
-    if (!yard.empty() && !t_yard.empty()) {  // empty: the yardstick cannot take this shape
-        r.yardstick = yard;
-        r.yardstick_ms_median = median(t_yard);
-        r.yardstick_gflops = gflops(problem.shape, r.yardstick_ms_median);
-        if (!ratios.empty()) {
-            r.pct_of_yardstick = median(ratios);
-            r.pct_min = *std::min_element(ratios.begin(), ratios.end());
-            r.pct_max = *std::max_element(ratios.begin(), ratios.end());
-        }
-    }
-    r.driver = env.driver;
-    r.cuda_runtime = env.cuda_runtime;
-    r.cublas = env.cublas;
-    r.power_limit_w = env.power_limit_w;
-    r.sm_clock_mhz = seen.sm_clock_mhz;
-    r.power_w = seen.power_w;
-    r.throttle = seen.throttle;
-    r.l2_flush = backend.l2_flush();
-    const Stamp stamp = stamp_of(info.id);
-    r.commit = stamp.commit;
-    r.dirty = stamp.dirty;
-    r.source_hash = stamp.source_hash;
-    return r;
-}
-
 // "running 4096 (3/6)" on a terminal, so that a long size does not look like a hang.
 void progress(const std::string& what) {
     if (isatty(2)) std::cerr << "\r  running " << what << "...\033[K" << std::flush;
@@ -199,31 +85,6 @@ std::string conditions_line(const RunEnvironment& e) {
 }
 
 }  // namespace
-
-std::string json_escape(const std::string& s) {
-    std::string o;
-    for (char c : s) {
-        const char* named = c == '\b'   ? "\\b"
-                            : c == '\f' ? "\\f"
-                            : c == '\n' ? "\\n"
-                            : c == '\r' ? "\\r"
-                            : c == '\t' ? "\\t"
-                                        : nullptr;
-        if (c == '"' || c == '\\') {
-            o += '\\';
-            o += c;
-        } else if (named) {
-            o += named;
-        } else if (static_cast<unsigned char>(c) < 0x20) {  // the other control characters
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\u%04x", unsigned(static_cast<unsigned char>(c)));
-            o += hex;
-        } else {
-            o += c;
-        }
-    }
-    return o;
-}
 
 std::vector<Problem> grading_problems(std::uint64_t seed, bool large) {
     std::vector<Problem> ps;

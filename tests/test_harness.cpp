@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "json.hpp"
+#include "measure.hpp"
 #include "options.hpp"
 #include "problem.hpp"
 #include "read_csv.hpp"
@@ -20,6 +22,7 @@
 #include "runner.hpp"
 #include "shapes.hpp"
 #include "stamp.hpp"
+#include "stats.hpp"
 
 using namespace gemm;
 
@@ -667,6 +670,18 @@ TEST_SUITE("shapes") {
 
 
 TEST_SUITE("timing protocol") {
+    TEST_CASE("median, lowest and highest of the timed runs") {
+        CHECK(median({}) == 0.0);
+        CHECK(median({3.0, 1.0, 2.0}) == 2.0);
+        CHECK(median({4.0, 1.0, 3.0, 2.0}) == 2.5);  // the mean of the two middle ones
+        const Spread s = spread({5.0, 1.0, 4.0, 2.0, 3.0});
+        CHECK(s.median == 3.0);
+        CHECK(s.min == 1.0);
+        CHECK(s.max == 5.0);
+        const Spread none = spread({});
+        CHECK((none.median == 0.0 && none.min == 0.0 && none.max == 0.0));
+    }
+
     // A backend whose times are scripted: the chapter always takes 1 ms, the yardstick takes the
     // next value of `yard_ms` in each round. It records the order of the calls.
     struct ScriptedBackend : gemm::Backend {

@@ -23,10 +23,11 @@
 #include <vector>
 
 #include "ceilings.cuh"
+#include "device/sm80.cuh"
+#include "gpu_conditions.hpp"
 #include "gpu_timing.cuh"
 #include "harness_gpu.cuh"
-#include "runner.hpp"
-#include "device/sm80.cuh"
+#include "stats.hpp"
 
 namespace {
 
