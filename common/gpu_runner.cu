@@ -13,12 +13,6 @@
 
 namespace gemm {
 
-[[noreturn]] void cuda_fail(const char* call, cudaError_t err, const char* file, int line) {
-    std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, call, cudaGetErrorName(err),
-                 cudaGetErrorString(err));
-    std::exit(1);
-}
-
 namespace {
 
 #define GEMM_CUBLAS_CHECK(call)                                                       \
