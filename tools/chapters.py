@@ -15,7 +15,8 @@
         its kernel names in a line `// Builds on: NN_slug`), with its size in changed lines (docs/reading-order.md holds it; tests/chapters_test.py compares)
 
 Python code imports it: `chapters.load()` gives Chapter tuples. A malformed line is an error that
-names the line; nothing else parses the file (meson.build reads it too, with the same columns).
+names the line. Two readers parse the file themselves, the same columns: meson.build (id, kind,
+precision) and ./tutorial (in bash, before Python is known to be there).
 """
 import json
 import os
