@@ -26,11 +26,15 @@ A row's chapter is a chapter id ("07_cuda_warp_tiled") or a tool's name for one 
 configurations ("07_c128x128x8", tools/tune): the chapter with that number.
 """
 import csv
+import glob
 import hashlib
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chapters  # noqa: E402  (tools/chapters.py: the one list of chapters)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Where a quoted #include is looked for after the including file's own folder: the build's
@@ -158,8 +162,6 @@ def commit_and_dirty(root):
 # --- The generated table -----------------------------------------------------------------------
 
 def chapter_ids(root):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import chapters  # the one list of chapters
     try:
         return [c.id for c in chapters.load(os.path.join(root, "chapters", "chapters.txt"))]
     except chapters.ListError as e:
@@ -178,22 +180,10 @@ def cpp_table(root):
             "}  // namespace gemm\n")
 
 
-def write_if_changed(path, text):
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                return
-    except OSError:
-        pass
-    with open(path, "w") as f:
-        f.write(text)
-
-
 # --- Stale results -----------------------------------------------------------------------------
 
 def cited_paths(root):
     """{path under the root: [README citing it]} for every plots/... path a README names."""
-    import glob
     cited = {}
     for pattern in CITING:
         for readme in sorted(glob.glob(os.path.join(root, pattern))):
@@ -228,7 +218,7 @@ def scan(root):
                 continue  # not results (peaks, ceilings, a sweep's steps)
             seen = set()
             for row in rows:
-                chapter, was = row.get("chapter", ""), row.get("source_hash") or ""
+                chapter, was = row.get("chapter") or "", row.get("source_hash") or ""
                 if not was:
                     unstamped[os.path.dirname(rel)] = unstamped.get(os.path.dirname(rel), 0) + 1
                     continue
@@ -298,7 +288,7 @@ def main(argv):
         if cmd == "cpp":
             if len(args) != 2:
                 usage("cpp needs ROOT OUT")
-            write_if_changed(args[1], cpp_table(os.path.abspath(args[0])))
+            chapters.write_if_changed(args[1], cpp_table(os.path.abspath(args[0])))
         elif cmd == "hash":
             root = root_option(args)
             if not args:
