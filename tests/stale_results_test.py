@@ -39,7 +39,8 @@ HEADER = "device,chapter,precision,M,N,K,gflops,pass,commit,dirty,source_hash\n"
 
 
 def made_up_tree(tmp):
-    """A chapter whose kernel includes a shared header, one stamped CSV of it measured now."""
+    """A chapter whose kernel includes a shared header, one stamped CSV of it measured now; returns
+    the kernel's hash."""
     write(tmp, "chapters/05_x/kernel.cuh", '#include "shared.cuh"\nint five() { return helper(); }\n')
     write(tmp, "common/shared.cuh", "// shared\ninline int helper() { return 5; }\n")
     rc, out = stamps("hash", "--root", tmp, "05_x")
@@ -50,13 +51,28 @@ def made_up_tree(tmp):
     write(tmp, "plots/run/05_x.csv", HEADER + f"GPU,05_x,fp16,64,64,64,1,true,0123456789ab,false,{h}\n"
           + f"GPU,05_c64x64,fp16,64,64,64,1,true,0123456789ab,false,{h}\n")
     write(tmp, "plots/old/05_x.csv", "device,chapter,M,N,K,gflops\nGPU,05_x,64,64,64,1\n")
+    return h
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    made_up_tree(tmp)
+    h = made_up_tree(tmp)
     rc, out = stamps("stale", "--root", tmp)
     expect(rc == 0 and "no stamped result is stale" in out, f"current results pass ({rc}): {out}")
     expect("plots/old: 1 rows" in out, f"a CSV from before the stamps is listed: {out}")
+
+    # The build's table (meson runs `cpp`): outside a git checkout of its own the commit and the
+    # dirty flag come from the environment, when it has them, and are empty otherwise.
+    write(tmp, "chapters/chapters.txt", "05_x | cuda | fp16 | 75- | 64 | made up\n")
+    table = os.path.join(tmp, "stamps.cpp")
+    for given, stamp in [({"GEMM_SOURCE_COMMIT": "0123456789abcdef0123", "GEMM_SOURCE_DIRTY": "true"},
+                          '{"0123456789ab", "true", {'),
+                         ({"GEMM_SOURCE_COMMIT": "not a commit"}, '{"", "", {')]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GEMM_SOURCE_")}
+        p = subprocess.run([sys.executable, STAMPS, "cpp", tmp, table], env=dict(env, **given),
+                           capture_output=True, text=True)
+        text = open(table).read() if p.returncode == 0 else p.stderr
+        expect(stamp in text and f'{{"05_x", "{h}"}}' in text,
+               f"the table holds {stamp!r} and the chapter's hash {h} with {given}: {text}")
 
     # A comment or the indentation changes: the kernel did not.
     write(tmp, "common/shared.cuh", "// shared, with a longer comment\n\ninline   int helper() {\n"
