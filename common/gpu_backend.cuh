@@ -13,7 +13,7 @@
 #include "harness_gpu.cuh"
 #include "host_memory.hpp"  // check_host_fits, for check_fits
 #include "measure.hpp"      // load_and_check, for check_gpu_gemm
-#include "runner.hpp"       // run_chapter, which the backends are handed to
+#include "runner.hpp"       // run_chapter, which each backend's entry point calls
 
 namespace gemm {
 
