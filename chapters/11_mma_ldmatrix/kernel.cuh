@@ -5,7 +5,7 @@
 // so cp.async stores and ldmatrix reads are both bank-conflict free; the epilogue writes C
 // straight from the accumulator registers. Fewer instructions around each HMMA: the fragments of
 // step k+1 are loaded before the mma.syncs of step k, and whole tiles copy without bounds tests
-// (kFull). The PTX wrappers are in common/device/sm80.cuh (the README shows them).
+// (kFull). The PTX wrappers are in common/device/ch11_mma_ldmatrix.cuh (the README shows them).
 // Napkin math: as chapter 10 (85 FLOP per L2 byte at 128x256); fewer instructions per HMMA.
 // Preconditions: none. cp.async needs lda, ldb % 8 == 0 and 16-byte aligned A and B (else scalar
 // copies, same tiling); float2 C accesses need ldc % 2 == 0 and 8-byte aligned C.
@@ -18,7 +18,8 @@
 
 #include "cuda_check.cuh"
 #include "general_shape.cuh"
-#include "device/sm80.cuh"
+#include "device/ch10_cp_async.cuh"
+#include "device/ch11_mma_ldmatrix.cuh"
 #include "device/tile_order.cuh"
 #include "device/vec_io.cuh"
 

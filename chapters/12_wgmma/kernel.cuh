@@ -18,13 +18,13 @@
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
-#include "device/sm80.cuh"
-#include "device/sm90.cuh"
+#include "device/ch10_cp_async.cuh"
+#include "device/ch12_wgmma.cuh"
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch12 {
 
-using namespace gemm::dev;  // cp.async (common/device/sm80.cuh)
+using namespace gemm::dev;  // cp.async (common/device/ch10_cp_async.cuh)
 using namespace sm90;
 
 constexpr int BM = 128, BN = 256, BK = 64;  // block tile; BK halves = 128 bytes = one swizzle row
