@@ -41,6 +41,21 @@ static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows o
 static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
 static_assert(BN == 256 && BK % WGMMA_K == 0, "one m64n256k16 per 16-deep step");
 
+// Tile kt's stage, and the phases of that stage's barriers it waits for (README's diagram). Each
+// completion of an mbarrier ends a phase and flips the parity a wait names: full[s] completes once
+// per tile copied into stage s, so tile kt is its (kt / STAGES)-th completion; empty[s] once per
+// tile consumed, and the producer refills stage s with tile kt after the completion for tile
+// kt - STAGES, its (kt / STAGES - 1)-th (tiles kt < STAGES find the stage empty and wait for none).
+__host__ __device__ constexpr int stage_of(int kt) {
+    return kt % STAGES;
+}
+__host__ __device__ constexpr unsigned full_parity(int kt) {
+    return (kt / STAGES) & 1;
+}
+__host__ __device__ constexpr unsigned empty_parity(int kt) {
+    return (kt / STAGES - 1) & 1;
+}
+
 static __global__ void __launch_bounds__(THREADS, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
                             const __grid_constant__ CUtensorMap map_b, int M, int N, int K,
@@ -76,10 +91,9 @@ static __global__ void __launch_bounds__(THREADS, 1)
     // Copies tile kt into stage kt % STAGES (one thread calls it), once every consumer warp is done
     // with the tile the stage held before.
     auto load = [&](int kt) {
-        const int s = kt % STAGES;
-        // The stage's previous tile (kt - STAGES) must have been consumed; its phase is the
-        // (kt / STAGES - 1)-th completion of empty[s].
-        if (kt >= STAGES) mbar_wait(&empty[s], (kt / STAGES - 1) & 1);
+        const int s = stage_of(kt);
+        // The stage's previous tile (kt - STAGES) must have been consumed.
+        if (kt >= STAGES) mbar_wait(&empty[s], empty_parity(kt));
         mbar_arrive_expect_tx(&full[s], STAGE_BYTES);               // whole boxes: zeros count too
         tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (BM, BK) of A
 #pragma unroll
@@ -100,8 +114,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
     const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
 
     for (int kt = 0; kt < KT; ++kt) {
-        const int s = kt % STAGES;
-        mbar_wait(&full[s], (kt / STAGES) & 1);          // tile kt has landed in stage s
+        const int s = stage_of(kt);
+        mbar_wait(&full[s], full_parity(kt));            // tile kt has landed in stage s
         const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
         const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
         wgmma_fence();  // the accumulators were written by ordinary instructions before

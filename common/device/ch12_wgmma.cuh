@@ -20,11 +20,62 @@ __device__ inline unsigned smem_u32(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address,
-// leading- and stride-dimension byte offsets (all >> 4) and the swizzle mode (1 = 128 bytes).
+// ---- the layouts, host-callable: the kernels use them, tools/figures.py draws them
+// ----------------
+
+// The 128-byte swizzle (TMA's CU_TENSOR_MAP_SWIZZLE_128B, the descriptor's swizzle mode 1) of a
+// byte offset from a 1024-byte aligned base: the 16-byte chunk inside a 128-byte row (bits 4-6) is
+// XORed with the row's number mod 8 (bits 7-9). The hardware applies it to address bits, hence the
+// 1024-byte alignment of every swizzled tile.
+__host__ __device__ constexpr uint32_t swizzle128(uint32_t offset) {
+    return offset ^ ((offset >> 7) & 7) << 4;
+}
+
+// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"), 64 bits: 14-bit
+// fields of byte counts >> 4 for the start address, the leading- and the stride-dimension byte
+// offsets (LBO, SBO), and the swizzle mode in two bits (1 = 128 bytes).
+constexpr int DESC_START_BIT = 0, DESC_LBO_BIT = 16, DESC_SBO_BIT = 32, DESC_FIELD_BITS = 14;
+constexpr int DESC_SWIZZLE_BIT = 62, DESC_SWIZZLE_BITS = 2, DESC_SWIZZLE_128B = 1;
+__host__ __device__ constexpr uint64_t desc_encode(uint32_t addr, uint32_t lbo_bytes,
+                                                   uint32_t sbo_bytes) {
+    return uint64_t((addr & 0x3FFFF) >> 4) << DESC_START_BIT |
+           uint64_t(lbo_bytes >> 4) << DESC_LBO_BIT | uint64_t(sbo_bytes >> 4) << DESC_SBO_BIT |
+           uint64_t(DESC_SWIZZLE_128B) << DESC_SWIZZLE_BIT;
+}
+
+// What one wgmma k16 step reads: its operand starts `offset` bytes after a tile's base, with these
+// byte offsets between core-matrix groups (their meaning: wgmma_operand_byte below).
+struct DescStep {
+    uint32_t offset, lbo, sbo;
+};
+
+// An operand's major-ness: K-major (a row of M or N holds its k contiguously, as row-major A) or
+// MN-major (a k-row holds its M or N contiguously, as row-major B; fp16 only, transpose bit set).
+enum class Major { K, MN };
+
+// The byte, from the 1024-byte aligned base, that wgmma reads for element (mn, k) (0 <= k < 16)
+// of an fp16 operand whose descriptor starts `start` bytes after that base, in the 128-byte swizzle
+// (PTX ISA, "Shared Memory Matrix Layout"). Core matrices are 8 rows of 16 bytes. K-major: row mn
+// is 128 bytes (mn % 8 of a group of 8), groups SBO apart, k at 2k bytes; LBO unused (16 k fit in a
+// 128-byte row). MN-major: k-row k % 8 is 128 bytes holding 64 of MN, groups of 8 k-rows SBO apart,
+// the next 64 of MN LBO further. The kernels never compute this (the tensor cores do); the tests
+// check that the kernels' copies put every element where it says.
+__host__ __device__ constexpr uint32_t wgmma_operand_byte(Major major, uint32_t start, uint32_t lbo,
+                                                          uint32_t sbo, int mn, int k) {
+    return swizzle128(major == Major::K ? start + (mn / 8) * sbo + (mn % 8) * 128 + 2 * k
+                                        : start + (mn / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 +
+                                              2 * (mn % 64));
+}
+
+// ---- the instructions
+// -----------------------------------------------------------------------------
+
 __device__ inline uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
-    return uint64_t((smem_u32(p) & 0x3FFFF) >> 4) | uint64_t(lbo_bytes >> 4) << 16 |
-           uint64_t(sbo_bytes >> 4) << 32 | uint64_t(1) << 62;
+    return desc_encode(smem_u32(p), lbo_bytes, sbo_bytes);
+}
+// The descriptor of one step of the tile at p.
+__device__ inline uint64_t smem_desc(const void* p, DescStep step) {
+    return desc_encode(smem_u32(p) + step.offset, step.lbo, step.sbo);
 }
 
 // Orders this warpgroup's register accesses (the accumulators) before the wgmmas that follow.
