@@ -19,6 +19,7 @@
 #include "device/ch12_wgmma.cuh"
 #include "device/ch13_tma_mbarrier.cuh"
 #include "device/ch14_setmaxnreg.cuh"
+#include "device/timeline.cuh"  // GEMM_MARK: nothing unless built with -DGEMM_TIMELINE
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch14 {
@@ -78,6 +79,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
     const int m0 = (group * GROUP_M + in_group % group_rows) * BM;  // first row of the block tile
     const int n0 = (in_group / group_rows) * BN;                    // first column
     const int KT = (K + BK - 1) / BK;                               // k-tiles
+    GEMM_MARK(threadIdx.x == 0, block_begin, blockIdx.x, 0);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -102,8 +104,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
     };
     if (wg == 0) {             // the producer: one thread copies every tile, up to STAGES ahead
         setmaxnreg_dec<40>();  // it needs few registers: give them to the consumers
+        GEMM_MARK(tid == 0, load_begin, blockIdx.x, 0);
         if (tid == 0)
             for (int kt = 0; kt < KT; ++kt) load(kt);
+        GEMM_MARK(tid == 0, load_end, blockIdx.x, 0);
         return;  // the copies in flight land all the same: the consumers keep the block alive
     }
     setmaxnreg_inc<232>();  // the consumers: 128 accumulators each, and the producer's registers
@@ -115,7 +119,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
     for (int kt = 0; kt < KT; ++kt) {
         const int s = stage_of(kt);
-        mbar_wait(&full[s], full_parity(kt));            // tile kt has landed in stage s
+        mbar_wait(&full[s], full_parity(kt));  // tile kt has landed in stage s
+        GEMM_MARK(kt == 0 && tid == 0, math_begin, blockIdx.x, wg);
         const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
         const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
         wgmma_fence();  // the accumulators were written by ordinary instructions before
@@ -133,11 +138,13 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
         if (tid % 32 == 0) mbar_arrive(&empty[s]);  // the producer may refill it
     }
+    GEMM_MARK(tid == 0, math_end, blockIdx.x, wg);
 
     // Epilogue: this warp's 16 rows of the warpgroup's 64, straight from the accumulators.
     const int warp = tid / 32, lane = tid % 32;
     store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, alpha, beta,
                m0 + BM <= M && n0 + BN <= N && vec_c);
+    GEMM_MARK(tid == 0, store_end, blockIdx.x, wg);
 }
 
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
