@@ -24,8 +24,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NO_MATPLOTLIB = "no matplotlib: figures not drawn (apt-get install python3-matplotlib)"
 
 # Light fills whose greys differ (luminance falls with the index), so that a shade still reads
-# printed in black and white; the labels carry the information in any case.
-PALETTE = ["#ffffff", "#fde9b6", "#c7e9b4", "#9fd4e0", "#d9c3e9", "#f6b48f", "#a8b8d8", "#c9c9c9"]
+# printed in black and white; the labels carry the information in any case
+# (matplotlib's YlGnBu from 0 to 0.54: luminance 1.0, 0.96, 0.92, 0.88, 0.80, 0.71, 0.65, 0.58.)
+PALETTE = ["#ffffff", "#f4fbc0", "#e3f4b2", "#caeab4", "#a0dab8", "#73c8bd", "#50bbc2", "#35aac3"]
 
 
 def load(path):
@@ -345,9 +346,13 @@ def draw_panel(ax, p):
     from matplotlib.patches import Rectangle
     ax.set_xlim(-0.5, p["cols"] - 0.5)
     ax.set_ylim(p["rows"] - 0.5, -0.5)
+    # A panel's shades spread over the palette: four groups get greys as far apart as eight do.
+    used = sorted({c["shade"] % len(PALETTE) for c in p["cells"]})
+    fill = {s: PALETTE[round(i * (len(PALETTE) - 1) / max(1, len(used) - 1))]
+            for i, s in enumerate(used)}
     for c in p["cells"]:
         x0, y0 = c["x"] - 0.5, c["y"] - 0.5
-        ax.add_patch(Rectangle((x0, y0), c["w"], c["h"], facecolor=PALETTE[c["shade"] % len(PALETTE)],
+        ax.add_patch(Rectangle((x0, y0), c["w"], c["h"], facecolor=fill[c["shade"] % len(PALETTE)],
                                edgecolor="#444444", linewidth=0.4, hatch=c["hatch"] or None))
         ax.text(x0 + c["w"] / 2, y0 + c["h"] / 2, c["label"], ha="center", va="center",
                 fontsize=p["font"], linespacing=0.95,
