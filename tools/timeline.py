@@ -57,7 +57,7 @@ def spans(rows):
             if any(b[0] != "load" for b in bs)}
     first_idle = min(last.values()) if last else end
     return bars, {"span_us": end, "sms": len(bars), "tail_us": end - first_idle,
-                  "tiles": len({(r["tile"]) for r in rows if r["phase"] == "math_begin"})}
+                  "tiles": len({(r["block"], r["tile"]) for r in rows if r["phase"] == "math_begin"})}
 
 
 def draw(rows, bars, stats, path):
@@ -87,7 +87,7 @@ def draw(rows, bars, stats, path):
     ax.set_xlabel("µs since the first event (%globaltimer)", fontsize=8)
     ax.tick_params(axis="x", labelsize=7)
     ax.set_title(f"chapter {r0['chapter']}, {r0['M']} x {r0['N']} x {r0['K']}: {stats['tiles']} "
-                 f"tiles on {stats['sms']} SMs, {stats['span_us']:.0f} µs, the last "
+                 f"block tiles on {stats['sms']} SMs, {stats['span_us']:.0f} µs, the last "
                  f"{stats['tail_us']:.0f} µs with SMs idle\nbars: a tile's main loop (first "
                  "consumer warpgroup; shades alternate), dark: its epilogue, thin grey above: the "
                  "producer's copies", fontsize=8)
@@ -116,7 +116,7 @@ def main(argv):
     for p in args.csv:
         rows = read(p)
         bars, stats = spans(rows)
-        print(f"{p}: span {stats['span_us']:.1f} us, {stats['tiles']} tiles on {stats['sms']} "
+        print(f"{p}: span {stats['span_us']:.1f} us, {stats['tiles']} block tiles on {stats['sms']} "
               f"SMs, tail {stats['tail_us']:.1f} us")
         if have:
             out = args.out or os.path.dirname(os.path.abspath(p))
