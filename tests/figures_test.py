@@ -49,8 +49,9 @@ d = figures.load(BINARY)
 figs = figures.figure_cells(d)
 
 # Chapter 11: the swizzle, ldmatrix and the mma fragments.
-check_grid("ch11_swizzle", figs["ch11_swizzle"], 0, {(c, r): str(c) for r, c, s in d["ch11_swizzle"]})
-check_grid("ch11_swizzle", figs["ch11_swizzle"], 1, {(s, r): str(c) for r, c, s in d["ch11_swizzle"]})
+sw = d["ch11_swizzle"]
+check_grid("ch11_swizzle", figs["ch11_swizzle"], 0, {(c, r): str(c) for r, c, s in sw})
+check_grid("ch11_swizzle", figs["ch11_swizzle"], 1, {(s, r): str(c) for r, c, s in sw})
 expect(len(d["ch11_swizzle"]) == 16 * 8, "ch11_swizzle: 16 rows of 8 chunks")
 check_grid("ch11_ldmatrix", figs["ch11_ldmatrix"], 0,
            {(col, row): f"T{lane} a{i}" for lane, i, h, row, col in d["ch11_ldmatrix_a"]})
@@ -109,8 +110,9 @@ for row, (base, lbo_e, sbo_e, low, high) in enumerate(d["desc_examples"], 1):
     expect(lbo_field * 16 == lbo_e, f"ch12_descriptor: example {row}'s LBO decodes to {lbo_e} B")
 
 # Chapter 13: the TMA box.
-check_grid("ch13_tma_swizzle", figs["ch13_tma_swizzle"], 0, {(c, r): str(c) for r, c, s in d["tma_box"]})
-check_grid("ch13_tma_swizzle", figs["ch13_tma_swizzle"], 1, {(s, r): str(c) for r, c, s in d["tma_box"]})
+box = d["tma_box"]
+check_grid("ch13_tma_swizzle", figs["ch13_tma_swizzle"], 0, {(c, r): str(c) for r, c, s in box})
+check_grid("ch13_tma_swizzle", figs["ch13_tma_swizzle"], 1, {(s, r): str(c) for r, c, s in box})
 
 # Chapter 14: the parities.
 want = {}
@@ -121,11 +123,11 @@ check_grid("ch14_barriers", figs["ch14_barriers"], 0, want)
 expect(figs["ch14_barriers"]["diagram"] == d["ch14_stages"], "ch14_barriers: the kernel's STAGES")
 
 # Chapter 16: each schedule's units as bars, in each worker's order, covering every k-tile once.
-schedules = [k for k in d if k.startswith(("streamk_", "hybrid_"))]
+schedules = [k for k in d if k.startswith(("streamk_", "hybrid_")) and isinstance(d[k], dict)]
 expect(len(schedules) >= 3, "ch16: the schedules are in the layouts")
 for key in schedules:
     s = d[key]
-    fig = figs["ch16_" + key]
+    fig = figs[f"ch{d['schedule_chapter']}_" + key]
     bars = at(fig)
     x, covered = {}, {}
     for w, tile, kb, ke in s["units"]:
@@ -142,7 +144,7 @@ for key in schedules:
            f"{key}: every k-tile of every tile computed once")
 disp = d["dispatcher"]
 ms, ns = sorted({r[0] for r in disp}), sorted({r[1] for r in disp})
-check_grid("ch16_dispatcher", figs["ch16_dispatcher"], 0,
+check_grid("dispatcher", figs[f"ch{d['dispatcher_chapter']}_dispatcher"], 0,
            {(ns.index(n), ms.index(m)): f"{d['tile_names'][str(t)]}\n{d['split_names'][str(sp)]}"
             for m, n, t, sp in disp})
 
@@ -150,7 +152,8 @@ check_grid("ch16_dispatcher", figs["ch16_dispatcher"], 0,
 out = os.path.join(ROOT, "docs", "figures")
 for name, fig in figs.items():
     path = os.path.join(out, name + ".svg")
-    if expect(os.path.exists(path), f"docs/figures/{name}.svg is committed (tools/figures.py draws it)"):
+    if expect(os.path.exists(path),
+              f"docs/figures/{name}.svg is committed (tools/figures.py draws it)"):
         with open(path) as f:
             svg = f.read()
         expect(f"cells {figures.digest(fig)}" in svg,
@@ -178,8 +181,8 @@ if have_mpl:
         for name, fig in figs.items():
             drawn = figures.draw(fig, os.path.join(tmp, name + ".svg"))
             for i, p in enumerate(fig["panels"]):
-                want = sorted((round(c["x"] - 0.5 + c["w"] / 2, 3), round(c["y"] - 0.5 + c["h"] / 2, 3),
-                               c["label"]) for c in p["cells"])
+                want = sorted((round(c["x"] - 0.5 + c["w"] / 2, 3),
+                               round(c["y"] - 0.5 + c["h"] / 2, 3), c["label"]) for c in p["cells"])
                 got = sorted((round(x, 3), round(y, 3), t) for x, y, t in drawn[i])
                 expect(got == want, f"{name} panel {i}: the drawing shows its cells' labels at "
                                     f"their places")

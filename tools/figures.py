@@ -96,7 +96,8 @@ def ch11_mma(d):
     a = [cell(col, row, f"T{lane} a{i}", i) for lane, i, h, row, col in d["mma_a"]]
     ticks = [(r, str(r)) for r in range(16)]
     return {
-        "title": "mma.sync m16n8k16's A fragment: which lane holds which element, in which register",
+        "title": "mma.sync m16n8k16's A fragment: which lane holds which element, in which "
+                 "register",
         "size": (10, 6.4),
         "panels": [
             panel("A (16 x 16): registers a[0..3] of lane T, two halves each (lane l: rows l/4 and "
@@ -146,8 +147,9 @@ def ch12_kmajor(d):
                  "(64, 64) stage)",
         "size": (9, 6.2),
         "panels": [
-            panel(f"each cell: 16 bytes = 8 k of one row m; shade: wgmma step kk (starting +{starts}"
-                  " bytes);\na core matrix: the 8 cells of one k-range in 8 rows", 8, rows, cells,
+            panel(f"each cell: 16 bytes = 8 k of one row m; shade: wgmma step kk (starting "
+                  f"+{starts} bytes);\na core matrix: the 8 cells of one k-range in 8 rows", 8,
+                  rows, cells,
                   xlabel="16-byte slot of the 128-byte row (swizzled)", ylabel="byte / 128",
                   yticks=[(r, str(r)) for r in range(rows)],
                   notes=[("span", 7.6, 0, 7, "8 rows\n1024 B"),
@@ -172,8 +174,9 @@ def ch12_mnmajor(d):
                  "the stage's four (64, 64) panels)",
         "size": (11, 5.6),
         "panels": [
-            panel(f"each cell: 16 bytes = 8 n of one k-row; a core matrix: the 8 cells of one n-range"
-                  f" in 8 k-rows; step kk starts {steps[1][1]} kk bytes further", 17, rows, cells,
+            panel(f"each cell: 16 bytes = 8 n of one k-row; a core matrix: the 8 cells of one "
+                  f"n-range in 8 k-rows; step kk starts {steps[1][1]} kk bytes further", 17,
+                  rows, cells,
                   xlabel="16-byte slot of the 128-byte row (swizzled): panel 0 (n 0-63) | panel 1 "
                   "(n 64-127)", ylabel="k-row (byte / 128 in the panel)",
                   xticks=[(x, str(x)) for x in range(8)] + [(9 + x, str(x)) for x in range(8)],
@@ -231,8 +234,8 @@ def ch12_descriptor(d):
     names = ["field", f"A, step 0\n(tile at {d['desc_examples'][0][0]:#x})",
              f"B, step 0\n(tile at {d['desc_examples'][1][0]:#x})"]
     return {
-        "title": "Chapter 12: the wgmma shared-memory descriptor (swizzle 1 = 128 bytes), and chapter "
-                 "12's first two",
+        "title": "Chapter 12: the wgmma shared-memory descriptor (swizzle 1 = 128 bytes), and "
+                 "chapter 12's first two",
         "size": (11, 3.2),
         "panels": [
             panel("64 bits, bit 63 on the left", 64, 3, cells,
@@ -279,9 +282,9 @@ def streamk(d, key):
     names = d["split_names"]
     split = names.get(str(s["split"]), split)
     many = s["workers"] > 16
-    title = (f"Chapter 16's schedule ({split}): {s['tiles_m']} x {s['tiles_n']} tiles of {KT} "
-             f"k-tiles, {s['workers']} workers ({s['dp_tiles']} whole tiles first); hatched: a "
-             "piece of a tile, added by the fix-up")
+    title = (f"Chapter {d['schedule_chapter']}'s schedule ({split}): {s['tiles_m']} x "
+             f"{s['tiles_n']} tiles of {KT} k-tiles, {s['workers']} workers ({s['dp_tiles']} whole "
+             "tiles first); hatched: a piece of a tile, added by the fix-up")
     return {
         "title": title,
         "size": (11, 1.2 + 0.17 * s["workers"]) if many else (9, 2.6),
@@ -304,11 +307,13 @@ def dispatcher(d):
     cells = [cell(ns.index(n), ms.index(m), f"{tiles[str(t)]}\n{splits[str(s)]}", t + 1)
              for m, n, t, s in rows]
     return {
-        "title": f"Chapter 16's dispatcher at K = {d['dispatcher_K']} on 132 SMs: which tile and "
+        "title": f"Chapter {d['dispatcher_chapter']}'s dispatcher at K = {d['dispatcher_K']} on "
+                 "132 SMs: which tile and "
                  "split for each M x N",
         "size": (11, 7),
         "panels": [
-            panel("ch16::choose(M, N, K, 132)", len(ns), len(ms), cells, xlabel="N", ylabel="M",
+            panel(f"ch{d['dispatcher_chapter']}::choose(M, N, K, 132)", len(ns), len(ms), cells,
+                  xlabel="N", ylabel="M",
                   xticks=list(enumerate(map(str, ns))), yticks=list(enumerate(map(str, ms))),
                   font=6),
         ]}
@@ -326,11 +331,11 @@ def figure_cells(d):
         "ch12_descriptor": ch12_descriptor(d),
         "ch13_tma_swizzle": ch13_tma(d),
         "ch14_barriers": ch14_barriers(d),
-        "ch16_dispatcher": dispatcher(d),
+        f"ch{d['dispatcher_chapter']}_dispatcher": dispatcher(d),
     }
     for key in d:
-        if key.startswith(("streamk_", "hybrid_")):
-            figs["ch16_" + key] = streamk(d, key)
+        if key.startswith(("streamk_", "hybrid_")) and isinstance(d[key], dict):
+            figs[f"ch{d['schedule_chapter']}_" + key] = streamk(d, key)
     return figs
 
 
@@ -388,14 +393,17 @@ def draw_stage_cycle(ax, stages):
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 3)
     ax.axis("off")
-    states = [(1.5, 2.3, "free\n(empty[s] phase done)"), (8.5, 2.3, "loading\n(TMA bytes in flight)"),
-              (8.5, 0.6, "full\n(full[s] phase done)"), (1.5, 0.6, "being read\n(the consumers' wgmmas)")]
+    states = [(1.5, 2.3, "free\n(empty[s] phase done)"),
+              (8.5, 2.3, "loading\n(TMA bytes in flight)"),
+              (8.5, 0.6, "full\n(full[s] phase done)"),
+              (1.5, 0.6, "being read\n(the consumers' wgmmas)")]
     for x, y, text in states:
         ax.add_patch(FancyBboxPatch((x - 1.3, y - 0.38), 2.6, 0.76, boxstyle="round,pad=0.05",
                                     facecolor=PALETTE[2], edgecolor="#333333"))
         ax.text(x, y, text, ha="center", va="center", fontsize=8)
-    arrows = [((2.9, 2.3), (7.1, 2.3), "producer: wait empty[s], parity empty_parity(kt)\n"
-                                        "(none for the first tile of s); arrive.expect_tx; TMA A, B"),
+    arrows = [((2.9, 2.3), (7.1, 2.3),
+               "producer: wait empty[s], parity empty_parity(kt)\n"
+               "(none for the first tile of s); arrive.expect_tx; TMA A, B"),
               ((8.5, 1.9), (8.5, 1.0), "the bytes land:\nfull[s] completes"),
               ((7.1, 0.6), (2.9, 0.6), "consumers: wait full[s], parity full_parity(kt);\n"
                                         "wgmmas; wait_group 0"),

@@ -271,6 +271,10 @@ int main(int argc, char**) {
     o.key("ch14_phases"), Out::rows(ch14_phases());
     o.key("ch14_stages"), std::printf("%d", ch14::STAGES);
     // The schedules: a small teaching case (4 workers), then chapter 16's own choices on 132 SMs.
+    // The chapter whose schedule (ch16::make_schedule, WorkerUnits) and dispatcher (ch16::choose)
+    // these are: the figures' names and titles say it.
+    o.key("schedule_chapter"), std::printf("16");
+    o.key("dispatcher_chapter"), std::printf("16");
     using ch16::Split;
     schedule(o, {"streamk_small", 3, 3, 8, 4, Split::stream_k});
     schedule(o, {"hybrid_small", 3, 3, 8, 4, Split::hybrid});

@@ -15,6 +15,7 @@ import os
 import sys
 from collections import defaultdict
 
+COLUMNS = ("chapter", "M", "N", "K", "sm", "block", "role", "phase", "tile", "ns")
 NO_MATPLOTLIB = "no matplotlib: charts skipped (apt-get install python3-matplotlib)"
 SHADES = ["#9fd4e0", "#fde9b6"]  # alternate tiles on one SM; greys differ too
 EPILOGUE = "#555555"
@@ -26,8 +27,7 @@ def read(path):
     with open(path) as f:
         for n, r in enumerate(csv.DictReader(f), 2):
             try:
-                rows.append({k: (r[k] if k == "phase" else int(r[k])) for k in
-                             ("chapter", "M", "N", "K", "sm", "block", "role", "phase", "tile", "ns")})
+                rows.append({k: (r[k] if k == "phase" else int(r[k])) for k in COLUMNS})
             except (KeyError, ValueError) as e:
                 sys.exit(f"timeline.py: {path}:{n}: {e}")
     if not rows:
@@ -57,7 +57,8 @@ def spans(rows):
             if any(b[0] != "load" for b in bs)}
     first_idle = min(last.values()) if last else end
     return bars, {"span_us": end, "sms": len(bars), "tail_us": end - first_idle,
-                  "tiles": len({(r["block"], r["tile"]) for r in rows if r["phase"] == "math_begin"})}
+                  "tiles": len({(r["block"], r["tile"]) for r in rows
+                                if r["phase"] == "math_begin"})}
 
 
 def draw(rows, bars, stats, path):
@@ -79,7 +80,8 @@ def draw(rows, bars, stats, path):
                 ax.barh(y + 0.08, e - b, left=b, height=0.62, color=shade[tile],
                         edgecolor="#333333", linewidth=0.2)
             else:
-                ax.barh(y + 0.08, max(e - b, 0.05), left=b, height=0.62, color=EPILOGUE, linewidth=0)
+                ax.barh(y + 0.08, max(e - b, 0.05), left=b, height=0.62, color=EPILOGUE,
+                        linewidth=0)
     r0 = rows[0]
     ax.set_ylim(len(sms) - 0.5, -0.8)
     ax.set_yticks(range(0, len(sms), 8), [str(sms[i]) for i in range(0, len(sms), 8)], fontsize=6)
@@ -116,12 +118,13 @@ def main(argv):
     for p in args.csv:
         rows = read(p)
         bars, stats = spans(rows)
-        print(f"{p}: span {stats['span_us']:.1f} us, {stats['tiles']} block tiles on {stats['sms']} "
-              f"SMs, tail {stats['tail_us']:.1f} us")
+        print(f"{p}: span {stats['span_us']:.1f} us, {stats['tiles']} block tiles on "
+              f"{stats['sms']} SMs, tail {stats['tail_us']:.1f} us")
         if have:
             out = args.out or os.path.dirname(os.path.abspath(p))
             os.makedirs(out, exist_ok=True)
-            draw(rows, bars, stats, os.path.join(out, os.path.splitext(os.path.basename(p))[0] + ".svg"))
+            name = os.path.splitext(os.path.basename(p))[0] + ".svg"
+            draw(rows, bars, stats, os.path.join(out, name))
     return 0
 
 
