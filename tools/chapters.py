@@ -12,7 +12,9 @@
         (the tools that time or sweep any chapter by name), built by meson
     tools/chapters.py diffs
         the Markdown table of each chapter's kernel diff against the chapter before it (or the one
-        its kernel names in a line `// Builds on: NN_slug`), with its size in changed lines (docs/reading-order.md holds it; tests/chapters_test.py compares)
+        its kernel names in a line `// Builds on: NN_slug`) and the PTX wrapper headers it
+        introduces (common/device/chNN_*.cuh, whole), with its size in changed lines
+        (docs/reading-order.md holds it; tests/chapters_test.py compares)
 
 Python code imports it: `chapters.load()` gives Chapter tuples. A malformed line is an error that
 names the line. Two readers parse the file themselves, the same columns: meson.build (id, kind,
@@ -164,12 +166,30 @@ def diff_base(chapters, i):
     return earlier[0]
 
 
+WRAPPERS = "common/device"
+
+
+def wrapper_files(cid):
+    """The PTX wrapper headers chapter cid introduces: common/device/chNN_*.cuh, NN its number."""
+    folder = os.path.join(ROOT, WRAPPERS)
+    names = os.listdir(folder) if os.path.isdir(folder) else []
+    return [f"{WRAPPERS}/{n}" for n in sorted(names)
+            if n.startswith(f"ch{cid[:2]}_") and n.endswith((".cuh", ".hpp"))]
+
+
 def diff_table(chapters):
+    """A step's size is its kernel's diff plus the whole of each wrapper header it introduces (new
+    to the reader at that step, so the step that teaches an instruction shows it)."""
     rows = ["| step | changed lines | see it with |", "|---|---:|---|"]
     for i, c in enumerate(chapters[1:], 1):
         prev = diff_base(chapters, i)
         a, b = kernel_file(prev.id), kernel_file(c.id)
-        rows.append(f"| {prev.id[:2]} → {c.id[:2]} | {changed_lines(a, b)} | `git diff --no-index {a} {b}` |")
+        size = changed_lines(a, b)
+        see = f"`git diff --no-index {a} {b}`"
+        for h in wrapper_files(c.id):
+            size += changed_lines("/dev/null", h)
+            see += f" and `{h}`"
+        rows.append(f"| {prev.id[:2]} → {c.id[:2]} | {size} | {see} |")
     return "\n".join(rows) + "\n"
 
 

@@ -5,7 +5,7 @@
 // so cp.async stores and ldmatrix reads are both bank-conflict free; the epilogue writes C
 // straight from the accumulator registers. Fewer instructions around each HMMA: the fragments of
 // step k+1 are loaded before the mma.syncs of step k, and whole tiles copy without bounds tests
-// (kFull). The PTX wrappers are in common/device/sm80.cuh (the README shows them).
+// (kFull). The PTX wrappers are in common/device/ch11_mma_ldmatrix.cuh (the README shows them).
 // Napkin math: as chapter 10 (85 FLOP per L2 byte at 128x256); fewer instructions per HMMA.
 // Preconditions: none. cp.async needs lda, ldb % 8 == 0 and 16-byte aligned A and B (else scalar
 // copies, same tiling); float2 C accesses need ldc % 2 == 0 and 8-byte aligned C.
@@ -17,16 +17,18 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
-#include "general_shape.cuh"
-#include "device/sm80.cuh"
+#include "device/ch10_cp_async.cuh"
+#include "device/ch11_mma_ldmatrix.cuh"
 #include "device/tile_order.cuh"
 #include "device/vec_io.cuh"
+#include "general_shape.cuh"
 
 namespace ch11 {
 
 using gemm::dev::aligned, gemm::dev::aligned16;
 using gemm::dev::cp_async_commit, gemm::dev::cp_async_wait, gemm::dev::CpAsync;
 using gemm::dev::ldmatrix_x4, gemm::dev::ldmatrix_x4_trans, gemm::dev::mma_16816;
+using gemm::dev::mma_c_elem, gemm::dev::RowCol;
 
 constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 16;  // the shape of one mma.sync
 constexpr int VEC = 8;                            // halves per 16-byte chunk
@@ -130,16 +132,23 @@ __device__ inline void tile_cp_async(uint32_t dst, const __half* src, int ld, in
     }
 }
 
+// The row and 16-byte chunk of a 16x16 block whose address lane `lane` gives ldmatrix.x4: row
+// lane % 16, chunk lane / 16. Lanes 8i..8i+7 address matrix i, so the four 8x8 matrices arrive in
+// the order the mma operands want them: A's a[0..3], two B tiles' b[j][0..1] (README's figure;
+// tests/test_layouts.cu checks it against the PTX ISA's fragment layouts).
+__host__ __device__ constexpr RowCol ldmatrix_x4_address(int lane) {
+    return {lane % 16, lane / 16};
+}
+
 // This warp's fragments for the 16-deep step ks of the stored tiles (shared addresses As, Bs):
 // FM of A (16, 16) from its WM rows, FN of B (16, 8) from its WN columns. One ldmatrix.x4 per
-// 16x16 block: lane l addresses row l % 16, chunk l / 16 of it, which yields the four 8x8
-// matrices in the order the mma operands want them (see README).
+// 16x16 block.
 template <class Cfg>
 __device__ inline void load_frags(uint32_t (&a)[Cfg::FM][4], uint32_t (&b)[Cfg::FN][2], uint32_t As,
                                   uint32_t Bs, int ks, int wm, int wn, int lane) {
     // BEGIN SOLUTION: one ldmatrix.x4 per 16x16 block of A, one ldmatrix.x4.trans per two B tiles
     constexpr int BK = Cfg::BK, BN = Cfg::BN;
-    const int r = lane % 16, c = lane / 16;  // row and chunk this lane addresses in a 16x16 block
+    const int r = ldmatrix_x4_address(lane).row, c = ldmatrix_x4_address(lane).col;
     // A: block i is rows wm * WM + 16 i (a multiple of 16: the swizzle repeats), chunks 2 ks + c.
     const uint32_t a0 = As + 2 * (wm * Cfg::WM * BK + swizzle<BK>(r, 2 * ks + c));
 #pragma unroll
@@ -261,15 +270,14 @@ static __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     // Epilogue: C = alpha * acc + beta * C straight from the registers; C is not read when
     // beta == 0. Lane l holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) and +1 of each tile.
-    const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < Cfg::FM; ++i) {
 #pragma unroll
         for (int j = 0; j < Cfg::FN; ++j) {
-            const int c = n0 + wn * Cfg::WN + j * MMA_N + 2 * t;  // this lane's first column
+            const int c = n0 + wn * Cfg::WN + j * MMA_N + mma_c_elem(lane, 0).col;  // its first
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const int r = m0 + wm * Cfg::WM + i * MMA_M + g + 8 * h;  // this lane's row
+                const int r = m0 + wm * Cfg::WM + i * MMA_M + mma_c_elem(lane, 2 * h).row;
                 if (r >= M || c >= N) continue;
                 // BEGIN SOLUTION: scale the two accumulators of row r, add beta * C, store
                 float* p = &C[r * ldc + c];

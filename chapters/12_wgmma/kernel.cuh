@@ -18,13 +18,13 @@
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
-#include "device/sm80.cuh"
-#include "device/sm90.cuh"
+#include "device/ch10_cp_async.cuh"
+#include "device/ch12_wgmma.cuh"
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch12 {
 
-using namespace gemm::dev;  // cp.async (common/device/sm80.cuh)
+using namespace gemm::dev;  // cp.async (common/device/ch10_cp_async.cuh)
 using namespace sm90;
 
 constexpr int BM = 128, BN = 256, BK = 64;  // block tile; BK halves = 128 bytes = one swizzle row
@@ -43,10 +43,38 @@ static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows o
 static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
 static_assert(BN == 256 && BK % WGMMA_K == 0, "one m64n256k16 per 16-deep step");
 
+// The byte offset of the 16-byte chunk q (8 halves) of row r of a (ROWS, COLS) tile in shared
+// memory, laid out as TMA's 128-byte swizzle would (chapter 13; tests/test_layouts.cu checks it
+// against swizzle128): COLS / 64 panels of (ROWS, 64), a panel row 128 bytes, chunk q % 8 of its
+// row at chunk (q % 8) ^ (r % 8).
+template <int ROWS, int COLS>
+__host__ __device__ constexpr uint32_t chunk_offset(int r, int q) {
+    static_assert(ROWS % 8 == 0 && COLS % 64 == 0, "whole panels of whole swizzle periods");
+    return 2 * ((q / 8) * ROWS * 64 + r * 64 + ((q % 8) ^ (r % 8)) * 8);
+}
+
+// The 16-deep step kk of a stage, as its descriptors give it to wgmma (README's table). A, (64, BK)
+// K-major: 32 bytes further along the swizzled rows; 8-row groups 1024 bytes apart (SBO); LBO
+// unused (16). B, BN / 64 panels of (BK, 64) MN-major: 16 k-rows of 128 bytes further; 8 k-rows
+// 1024 bytes apart (SBO), the next 64 columns one panel (BK * 128 bytes) further (LBO).
+__host__ __device__ constexpr DescStep a_step(int kk) {
+    DescStep step{0, 0, 0};
+    // BEGIN SOLUTION: A's step kk: its start offset in bytes, LBO and SBO (README's table)
+    step = {uint32_t(2 * kk * WGMMA_K), 16, 1024};
+    // END SOLUTION
+    return step;
+}
+__host__ __device__ constexpr DescStep b_step(int kk) {
+    DescStep step{0, 0, 0};
+    // BEGIN SOLUTION: B's step kk: its start offset in bytes, LBO and SBO (README's table)
+    step = {uint32_t(2 * kk * WGMMA_K * B_BOX), BK * 128, 1024};
+    // END SOLUTION
+    return step;
+}
+
 // Starts the copy of the (ROWS, COLS) tile at (r0, c0) of the row-major (rows, cols) matrix src
-// into shared memory at dst, laid out as TMA's 128-byte swizzle would (chapter 13): COLS / 64
-// panels of (ROWS, 64), the 16-byte chunk c of row r at chunk c ^ (r % 8) of its 128-byte row.
-// Chunks (partly) outside the matrix are zero-filled. Needs src's rows 16-byte aligned.
+// into shared memory at dst, in the panel layout of chunk_offset. Chunks (partly) outside the
+// matrix are zero-filled. Needs src's rows 16-byte aligned.
 template <int ROWS, int COLS>
 __device__ inline void load_tile(uint32_t dst, const __half* src, int ld, int rows, int cols,
                                  int r0, int c0) {
@@ -57,7 +85,7 @@ __device__ inline void load_tile(uint32_t dst, const __half* src, int ld, int ro
     const int r = threadIdx.x / CPR, cb = threadIdx.x % CPR;  // this thread's first chunk
     const int gc = c0 + 8 * cb;                               // its column in the matrix
     const int valid_cols = min(max(cols - gc, 0), 8);         // halves inside the matrix: 0..8
-    const uint32_t first = dst + 2 * ((cb / 8) * ROWS * 64 + r * 64 + ((cb % 8) ^ (r % 8)) * 8);
+    const uint32_t first = dst + chunk_offset<ROWS, COLS>(r, cb);
 #pragma unroll
     for (int it = 0; it < ROWS / ROWS_PER_PASS; ++it) {
         const int gr = r0 + r + it * ROWS_PER_PASS;
@@ -115,15 +143,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
         const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
         const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
         wgmma_fence();  // the accumulators were written by ordinary instructions before
-        // BEGIN SOLUTION: four wgmmas over the stage's 64-deep tile, from descriptors of As, Bs
+        // BEGIN SOLUTION: four wgmmas over the stage's 64-deep tile (descriptors: a_step, b_step)
 #pragma unroll
-        for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
-            // A: rows of 128 bytes, 8-row groups 1024 bytes apart (SBO); a 16-deep step is 32
-            // bytes further along the (swizzled) row. B: 8 k-rows per 1024 bytes (SBO), the
-            // next 64 columns one box (BK * 128 bytes) further (LBO); a step is 16 k-rows.
-            wgmma_m64n256k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                             smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
-        }
+        for (int kk = 0; kk < BK / WGMMA_K; ++kk)
+            wgmma_m64n256k16(d, smem_desc(a, a_step(kk)), smem_desc(b, b_step(kk)));
         // END SOLUTION
         wgmma_commit();
         load(kt + STAGES - 1);  // into tile kt - 1's stage, while the tensor cores work on tile kt

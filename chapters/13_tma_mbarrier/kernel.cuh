@@ -17,7 +17,8 @@
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
-#include "device/sm90.cuh"
+#include "device/ch12_wgmma.cuh"
+#include "device/ch13_tma_mbarrier.cuh"
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch13 {

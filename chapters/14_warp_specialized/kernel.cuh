@@ -16,7 +16,10 @@
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
-#include "device/sm90.cuh"
+#include "device/ch12_wgmma.cuh"
+#include "device/ch13_tma_mbarrier.cuh"
+#include "device/ch14_setmaxnreg.cuh"
+#include "device/timeline.cuh"  // GEMM_MARK: nothing unless built with -DGEMM_TIMELINE
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch14 {
@@ -38,6 +41,21 @@ constexpr int ACC = WGMMA_ACC;  // fp32 accumulators per consumer thread: (64, B
 static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows of the tile");
 static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
 static_assert(BN == 256 && BK % WGMMA_K == 0, "one m64n256k16 per 16-deep step");
+
+// Tile kt's stage, and the phases of that stage's barriers it waits for (README's diagram). Each
+// completion of an mbarrier ends a phase and flips the parity a wait names: full[s] completes once
+// per tile copied into stage s, so tile kt is its (kt / STAGES)-th completion; empty[s] once per
+// tile consumed, and the producer refills stage s with tile kt after the completion for tile
+// kt - STAGES, its (kt / STAGES - 1)-th (tiles kt < STAGES find the stage empty and wait for none).
+__host__ __device__ constexpr int stage_of(int kt) {
+    return kt % STAGES;
+}
+__host__ __device__ constexpr unsigned full_parity(int kt) {
+    return (kt / STAGES) & 1;
+}
+__host__ __device__ constexpr unsigned empty_parity(int kt) {
+    return (kt / STAGES - 1) & 1;
+}
 
 static __global__ void __launch_bounds__(THREADS, 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a,
@@ -61,6 +79,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
     const int m0 = (group * GROUP_M + in_group % group_rows) * BM;  // first row of the block tile
     const int n0 = (in_group / group_rows) * BN;                    // first column
     const int KT = (K + BK - 1) / BK;                               // k-tiles
+    GEMM_MARK(threadIdx.x == 0, block_begin, blockIdx.x, 0);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -74,10 +93,9 @@ static __global__ void __launch_bounds__(THREADS, 1)
     // Copies tile kt into stage kt % STAGES (one thread calls it), once every consumer warp is done
     // with the tile the stage held before.
     auto load = [&](int kt) {
-        const int s = kt % STAGES;
-        // The stage's previous tile (kt - STAGES) must have been consumed; its phase is the
-        // (kt / STAGES - 1)-th completion of empty[s].
-        if (kt >= STAGES) mbar_wait(&empty[s], (kt / STAGES - 1) & 1);
+        const int s = stage_of(kt);
+        // The stage's previous tile (kt - STAGES) must have been consumed.
+        if (kt >= STAGES) mbar_wait(&empty[s], empty_parity(kt));
         mbar_arrive_expect_tx(&full[s], STAGE_BYTES);               // whole boxes: zeros count too
         tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (BM, BK) of A
 #pragma unroll
@@ -86,8 +104,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
     };
     if (wg == 0) {             // the producer: one thread copies every tile, up to STAGES ahead
         setmaxnreg_dec<40>();  // it needs few registers: give them to the consumers
+        GEMM_MARK(tid == 0, load_begin, blockIdx.x, 0);
         if (tid == 0)
             for (int kt = 0; kt < KT; ++kt) load(kt);
+        GEMM_MARK(tid == 0, load_end, blockIdx.x, 0);
         return;  // the copies in flight land all the same: the consumers keep the block alive
     }
     setmaxnreg_inc<232>();  // the consumers: 128 accumulators each, and the producer's registers
@@ -98,8 +118,9 @@ static __global__ void __launch_bounds__(THREADS, 1)
     const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
 
     for (int kt = 0; kt < KT; ++kt) {
-        const int s = kt % STAGES;
-        mbar_wait(&full[s], (kt / STAGES) & 1);          // tile kt has landed in stage s
+        const int s = stage_of(kt);
+        mbar_wait(&full[s], full_parity(kt));  // tile kt has landed in stage s
+        GEMM_MARK(kt == 0 && tid == 0, math_begin, blockIdx.x, wg);
         const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
         const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
         wgmma_fence();  // the accumulators were written by ordinary instructions before
@@ -117,11 +138,13 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
         if (tid % 32 == 0) mbar_arrive(&empty[s]);  // the producer may refill it
     }
+    GEMM_MARK(tid == 0, math_end, blockIdx.x, wg);
 
     // Epilogue: this warp's 16 rows of the warpgroup's 64, straight from the accumulators.
     const int warp = tid / 32, lane = tid % 32;
     store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, alpha, beta,
                m0 + BM <= M && n0 + BN <= N && vec_c);
+    GEMM_MARK(tid == 0, store_end, blockIdx.x, wg);
 }
 
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,

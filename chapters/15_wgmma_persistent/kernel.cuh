@@ -18,7 +18,11 @@
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
-#include "device/sm90.cuh"
+#include "device/ch12_wgmma.cuh"
+#include "device/ch13_tma_mbarrier.cuh"
+#include "device/ch14_setmaxnreg.cuh"
+#include "device/ch15_cluster_multicast.cuh"
+#include "device/timeline.cuh"  // GEMM_MARK: nothing unless built with -DGEMM_TIMELINE
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch15 {
@@ -123,6 +127,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
     const int first = cluster_id;                         // this cluster's first tile
     const int step = Cfg::PERSISTENT ? clusters : tiles;  // then every clusters-th (persistent)
     const int KT = (K + BK - 1) / BK;
+    GEMM_MARK(threadIdx.x == 0, block_begin, first, 0);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -147,6 +152,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             for (int t = first; t < tiles; t += step) {
                 int m0, n0;
                 order.origin(t, rank, m0, n0);
+                GEMM_MARK(true, load_begin, t, 0);
                 for (int kt = 0; kt < KT; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
@@ -164,6 +170,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                             tma_load(dst, &map_b, n0 + j * B_BOX, kt * BK, &full[s]);
                     }
                 }
+                GEMM_MARK(true, load_end, t, 0);
             }
         }
         __syncwarp();  // lane 0 rejoins its warp before the cluster barrier at the end
@@ -191,7 +198,8 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
             for (int kt = 0; kt < KT; ++kt, ++it) {
                 const int s = it % STAGES;
-                mbar_wait(&full[s], (it / STAGES) & 1);          // k-tile kt has landed in stage s
+                mbar_wait(&full[s], (it / STAGES) & 1);  // k-tile kt has landed in stage s
+                GEMM_MARK(kt == 0 && tid == 0, math_begin, t, wg);
                 const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
                 const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
                 wgmma_fence();  // the accumulators were written by ordinary instructions before
@@ -213,17 +221,20 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             wgmma_wait<0>();
             // The tile's last stage (already released when nothing was left in flight).
             if (Cfg::IN_FLIGHT > 0 && KT > 0) release((it + STAGES - 1) % STAGES);
+            GEMM_MARK(tid == 0, math_end, t, wg);
             // Epilogue, as in chapter 14; meanwhile the producer is already loading the next tile.
             if constexpr (Cfg::STORE_TMA) {
                 if (tma_c) {
                     float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
                                                          (wg - 1) * Cfg::C_CHUNK_BYTES);
                     store_tile_tma<Cfg>(d, Cs, &map_c, m0 + row0, n0, alpha, wg, tid);
+                    GEMM_MARK(tid == 0, store_end, t, wg);
                     continue;
                 }
             }
             store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, alpha, beta,
                        m0 + BM <= M && n0 + BN <= N && vec_c);
+            GEMM_MARK(tid == 0, store_end, t, wg);
         }
         if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }
