@@ -28,8 +28,8 @@ failures = []
 # FP8 chapters have their own yardstick and are refused.
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import chapters as chapter_list  # noqa: E402
-GPU_CHAPTERS = [c.id for c in chapter_list.load() if c.kind != "cpu" and c.precision != "fp8"]
-FP8_CHAPTERS = [c.id for c in chapter_list.load() if c.precision == "fp8"]
+GPU_CHAPTERS = [c.id for c in chapter_list.load() if c.kind != "cpu" and not c.precision.startswith("fp8")]
+FP8_CHAPTERS = [c.id for c in chapter_list.load() if c.precision.startswith("fp8")]
 
 
 def expect(cond, what):
