@@ -89,7 +89,8 @@ Precision fp8_precision(const std::string& v) {
     if (v == "fp8_fast") return Precision::E4M3Fast;
     if (v == "fp8") return Precision::E4M3;
     if (v == "fp8_block") return Precision::E4M3Block;
-    throw std::invalid_argument("precision '" + v + "' is not an FP8 one (fp8_fast, fp8, fp8_block)");
+    throw std::invalid_argument("precision '" + v +
+                                "' is not an FP8 one (fp8_fast, fp8, fp8_block)");
 }
 
 void make_positive(HostProblem& hp) {

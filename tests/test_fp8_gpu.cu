@@ -38,8 +38,9 @@ void check_fp8(gemm::GpuGemmFp8 fn, gemm::Precision precision) {
         cases.push_back(p);
     }
     for (const gemm::Problem& p :
-         {gemm_tests::make(1000, 1000, 1000), gemm_tests::make(2000, 3000, 520, 0, 0, 0, 1.5f, -0.5f),
-          gemm_tests::make(136, 264, 8200), gemm_tests::make(384, 640, 1152),
+         {gemm_tests::make(1000, 1000, 1000),
+          gemm_tests::make(2000, 3000, 520, 0, 0, 0, 1.5f, -0.5f), gemm_tests::make(136, 264, 8200),
+          gemm_tests::make(384, 640, 1152),
           gemm_tests::make(200, 72, 129, 144, 72 + 15, 80, 1.0f, 1.0f),
           gemm_tests::make(260, 390, 640, 0, 0, 0, -2.0f, 0.0f),
           gemm_tests::make(4100, 2300, 384, 0, 0, 0, 1.0f, 0.25f)})
@@ -81,17 +82,30 @@ TEST_SUITE("fp8 chapters") {
         CHECK(list_precision("22_fp8_persistent") == gemm::Precision::E4M3);
         CHECK(list_precision("23_fp8_block_scaled") == gemm::Precision::E4M3Block);
     }
-    TEST_CASE("20_fp8_e4m3") { check_fp8(ch20::gemm, list_precision("20_fp8_e4m3")); }
-    TEST_CASE("21_fp8_promoted") { check_fp8(ch21::gemm, list_precision("21_fp8_promoted")); }
-    TEST_CASE("22_fp8_persistent") { check_fp8(ch22::gemm, list_precision("22_fp8_persistent")); }
+    TEST_CASE("20_fp8_e4m3") {
+        check_fp8(ch20::gemm, list_precision("20_fp8_e4m3"));
+    }
+    TEST_CASE("21_fp8_promoted") {
+        check_fp8(ch21::gemm, list_precision("21_fp8_promoted"));
+    }
+    TEST_CASE("22_fp8_persistent") {
+        check_fp8(ch22::gemm, list_precision("22_fp8_persistent"));
+    }
     TEST_CASE("22_fp8_persistent, without clusters") {
         check_fp8(ch22::gemm_cfg<1>, list_precision("22_fp8_persistent"));
+    }
+    TEST_CASE("22_fp8_persistent, consumers issuing in turn") {
+        check_fp8(ch22::gemm_cfg<2, true>, list_precision("22_fp8_persistent"));
+        check_fp8(ch22::gemm_cfg<1, true>, list_precision("22_fp8_persistent"));
     }
     TEST_CASE("23_fp8_block_scaled") {
         check_fp8(ch23::gemm, list_precision("23_fp8_block_scaled"));
     }
     TEST_CASE("23_fp8_block_scaled, without clusters") {
         check_fp8(ch23::gemm_cfg<1>, list_precision("23_fp8_block_scaled"));
+    }
+    TEST_CASE("23_fp8_block_scaled, consumers issuing in turn") {
+        check_fp8(ch23::gemm_cfg<2, true>, list_precision("23_fp8_block_scaled"));
     }
     // The check can fail: per-block inputs through a per-tensor kernel, which applies the first
     // scale of A and of B to everything, must not pass.
@@ -113,6 +127,10 @@ TEST_SUITE("fp8 accuracy at deep K") {
     TEST_CASE("22_fp8_persistent") {
         CHECK(deep_k_max_rel_err(ch22::gemm, gemm::Precision::E4M3) <= 0.01);
     }
+    TEST_CASE("22_fp8_persistent, consumers issuing in turn") {
+        check_fp8(ch22::gemm_cfg<2, true>, list_precision("22_fp8_persistent"));
+        check_fp8(ch22::gemm_cfg<1, true>, list_precision("22_fp8_persistent"));
+    }
     TEST_CASE("23_fp8_block_scaled") {
         CHECK(deep_k_max_rel_err(ch23::gemm, gemm::Precision::E4M3Block) <= 0.01);
     }
@@ -130,8 +148,8 @@ TEST_SUITE("cuBLASLt FP8 yardsticks") {
     TEST_CASE("default, fast accumulation, block scales") {
         for (const gemm::Problem& q : {gemm_tests::make(256, 256, 512),
                                        gemm_tests::make(1024, 768, 2048, 0, 0, 0, 1.5f, -0.5f)}) {
-            for (gemm::Precision s : {gemm::Precision::E4M3Fast, gemm::Precision::E4M3,
-                                      gemm::Precision::E4M3Block}) {
+            for (gemm::Precision s :
+                 {gemm::Precision::E4M3Fast, gemm::Precision::E4M3, gemm::Precision::E4M3Block}) {
                 const gemm::Problem p = gemm::as_fp8(q, s);
                 CAPTURE(gemm_tests::name(p));
                 CAPTURE(gemm::to_string(s));
@@ -141,9 +159,10 @@ TEST_SUITE("cuBLASLt FP8 yardsticks") {
                     MESSAGE("cuBLASLt has no FP8 algorithm for this (", gemm::to_string(s), ")");
                     continue;
                 }
-                const gemm::GpuGemmFp8 fn = s == gemm::Precision::E4M3Fast ? gemm::cublaslt_fp8_fast_accum
-                                            : s == gemm::Precision::E4M3   ? gemm::cublaslt_fp8
-                                                                           : gemm::cublaslt_fp8_blocks;
+                const gemm::GpuGemmFp8 fn =
+                    s == gemm::Precision::E4M3Fast ? gemm::cublaslt_fp8_fast_accum
+                    : s == gemm::Precision::E4M3   ? gemm::cublaslt_fp8
+                                                   : gemm::cublaslt_fp8_blocks;
                 const gemm::CheckResult r = gemm::check_gpu_fp8(fn, p);
                 CHECK_MESSAGE(r.pass, r.summary());
             }

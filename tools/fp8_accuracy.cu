@@ -39,17 +39,17 @@ struct Kernel {
     bool cublaslt, fast_accum;
 };
 
-const Kernel kKernels[] = {  // per-tensor ones first, as each table row prints them
+const Kernel kKernels[] = {
+    // per-tensor ones first, as each table row prints them
     {"20_fp8_e4m3 (unpromoted)", gemm::Precision::E4M3, ch20::gemm, false, false},
     {"21_fp8_promoted", gemm::Precision::E4M3, ch21::gemm, false, false},
     {"22_fp8_persistent", gemm::Precision::E4M3, ch22::gemm, false, false},
     {"cuBLASLt default", gemm::Precision::E4M3, gemm::cublaslt_fp8, true, false},
-    {"cuBLASLt fast accumulation", gemm::Precision::E4M3, gemm::cublaslt_fp8_fast_accum, true, true},
+    {"cuBLASLt fast accumulation", gemm::Precision::E4M3, gemm::cublaslt_fp8_fast_accum, true,
+     true},
     {"23_fp8_block_scaled", gemm::Precision::E4M3Block, ch23::gemm, false, false},
     {"cuBLASLt block scales", gemm::Precision::E4M3Block, gemm::cublaslt_fp8_blocks, true, false},
 };
-constexpr std::size_t kCount = sizeof kKernels / sizeof kKernels[0];
-
 [[noreturn]] void usage_error(const std::string& what) {
     std::fprintf(stderr,
                  "fp8_accuracy: error: %s\nusage: fp8_accuracy [--out DIR] [--m M] [--kmax K] "
@@ -81,7 +81,8 @@ double max_element_error(const std::vector<float>& got, const std::vector<double
     double worst = 0;
     for (std::size_t i = 0; i < expected.size(); ++i)
         if (expected[i] != 0)
-            worst = std::fmax(worst, std::fabs(double(got[i]) - expected[i]) / std::fabs(expected[i]));
+            worst =
+                std::fmax(worst, std::fabs(double(got[i]) - expected[i]) / std::fabs(expected[i]));
     return worst;
 }
 
@@ -117,10 +118,10 @@ void quantize(int rows, int K, int block_rows, int row_emax, int emax, std::uint
         if (!blocks) return 0;
         return is_b ? std::size_t(r / 128) * ld_sb + k / 128 : std::size_t(k / 128) * rows + r;
     };
-    scales.assign(blocks ? (is_b ? std::size_t((rows + 127) / 128) * ld_sb
-                                 : std::size_t(kb_count) * rows)
-                         : 1,
-                  0.0f);
+    scales.assign(
+        blocks ? (is_b ? std::size_t((rows + 127) / 128) * ld_sb : std::size_t(kb_count) * rows)
+               : 1,
+        0.0f);
     for (int r = 0; r < rows; ++r)  // amax per scale
         for (int k = 0; k < K; ++k) {
             float& a = scales[scale_index(r, k)];
@@ -174,14 +175,15 @@ int main(int argc, char** argv) {
     std::ofstream csv(path);
     if (!csv) usage_error("--out " + out + ": cannot write " + path);
     csv << "device,dist,M,N,K,kernel,rel_err,max_rel_err\n";
-    std::printf("relative error of a %d x %d C (bf16), seed %llu, %s: ||C - C_ref|| / ||C_ref||"
-                " (and the largest of one element)\n",
-                m, m, seed, prop.name);
+    std::printf(
+        "relative error of a %d x %d C (bf16), seed %llu, %s: ||C - C_ref|| / ||C_ref||"
+        " (and the largest of one element)\n",
+        m, m, seed, prop.name);
     // Runs kernel k on hp, or returns false where cuBLASLt has no algorithm.
     auto run = [&](const Kernel& k, const gemm::HostProblem& hp, std::vector<float>& C) {
         const int K = hp.p.shape.K;
-        if (k.cublaslt && !gemm::cublaslt_fp8_supports(k.scaling, k.fast_accum, m, m, K, nullptr,
-                                                       K, nullptr, K, nullptr, m))
+        if (k.cublaslt && !gemm::cublaslt_fp8_supports(k.scaling, k.fast_accum, m, m, K, nullptr, K,
+                                                       nullptr, K, nullptr, m))
             return false;
         C = gemm::run_gpu_fp8(k.fn, hp);
         return true;

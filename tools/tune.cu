@@ -52,8 +52,8 @@ void candidate_fp8(int argc, char** argv, const std::string& id, const char* pre
                    gemm::GpuGemmFp8 fn) {
     const char* only = std::getenv("GEMM_TUNE_ONLY");
     if (only && id.find(only) == std::string::npos) return;
-    const int rc = gemm::run_fp8_chapter(
-        argc, argv, {id, "FP8 step", 90, {4096}, 90, "hopper", precision}, fn);
+    const int rc = gemm::run_fp8_chapter(argc, argv,
+                                         {id, "FP8 step", 90, {4096}, 90, "hopper", precision}, fn);
     if (rc == 2 || rc == 77) std::exit(rc);
     worst = std::max(worst, rc);
 }
@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "16_rows64_stream_k", ch16::gemm_named<c16::rows64, Split::stream_k>);
     candidate(argc, argv, "16_rows128_data_parallel",
               ch16::gemm_named<c16::rows128, Split::data_parallel>);
-    candidate(argc, argv, "16_n128_data_parallel", ch16::gemm_named<c16::n128, Split::data_parallel>);
+    candidate(argc, argv, "16_n128_data_parallel",
+              ch16::gemm_named<c16::n128, Split::data_parallel>);
     candidate(argc, argv, "16_n128_stream_k", ch16::gemm_named<c16::n128, Split::stream_k>);
     candidate(argc, argv, "16_n128_hybrid", ch16::gemm_named<c16::n128, Split::hybrid>);
     candidate(argc, argv, "16_n64_data_parallel", ch16::gemm_named<c16::n64, Split::data_parallel>);

@@ -1,4 +1,4 @@
-// Chapter 20: FP8. e4m3 operands through chapter 14's warp-specialized pipeline, at twice fp16's rate.
+// Chapter 20: FP8. e4m3 operands through chapter 14's warp-specialized pipeline, at 2x fp16's rate.
 // Builds on: 14_warp_specialized
 // Contract: C (M x N, bf16) = alpha * (sa A) (sb B)^T + beta * C. A is M x K, B is N x K: both
 // K-major, the only layout FP8 wgmma reads. sa, sb: one float each (per-tensor scales).
@@ -33,8 +33,8 @@ constexpr int STAGES = 4;                    // tiles in flight
 constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows of the tile each
 constexpr int WG = 128;                      // threads per warpgroup
 constexpr int THREADS = WG * (1 + CONSUMERS);
-constexpr int WGMMA_M = 64, WGMMA_K = 32;  // one wgmma: (64, 32) x (BN, 32)^T
-constexpr int GROUP_M = 8;                 // block rows walked together, for L2 reuse
+constexpr int WGMMA_M = 64, WGMMA_K = 32;            // one wgmma: (64, 32) x (BN, 32)^T
+constexpr int GROUP_M = 8;                           // block rows walked together, for L2 reuse
 constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage
 constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the tiles to 1024 bytes
@@ -136,8 +136,8 @@ inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int l
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     static const bool opted_in = [] {  // more than 48 KB of shared memory must be asked for
-        GEMM_CUDA_CHECK(
-            cudaFuncSetAttribute(fp8_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+        GEMM_CUDA_CHECK(cudaFuncSetAttribute(
+            fp8_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
         return true;
     }();
     (void)opted_in;

@@ -1,5 +1,6 @@
-// Chapter 20: e4m3 operands, per-tensor scales, unpromoted; against cuBLASLt with fast accumulation.
-// The arithmetic (and with it the yardstick and the check's tolerance) is chapters.txt's precision.
+// Chapter 20: e4m3 operands, per-tensor scales, unpromoted; against cuBLASLt with fast
+// accumulation. The arithmetic (and with it the yardstick and the check's tolerance) is
+// chapters.txt's precision.
 #include "harness_fp8.cuh"
 #include "kernel.cuh"
 

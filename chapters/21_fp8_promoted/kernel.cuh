@@ -31,8 +31,8 @@ constexpr int STAGES = 6;                    // tiles in flight: 6 x 32 KB
 constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows of the tile each
 constexpr int WG = 128;                      // threads per warpgroup
 constexpr int THREADS = WG * (1 + CONSUMERS);
-constexpr int WGMMA_M = 64, WGMMA_K = 32;  // one wgmma: (64, 32) x (BN, 32)^T
-constexpr int GROUP_M = 8;                 // block rows walked together, for L2 reuse
+constexpr int WGMMA_M = 64, WGMMA_K = 32;            // one wgmma: (64, 32) x (BN, 32)^T
+constexpr int GROUP_M = 8;                           // block rows walked together, for L2 reuse
 constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage
 constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the tiles to 1024 bytes
@@ -118,10 +118,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_commit();
         wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
         if (tid % 32 == 0) mbar_arrive(&empty[s]);  // the producer may refill it
-        // The promotion: the k-tile's sums join the fp32 accumulators. Meanwhile the other
-        // consumer warpgroup's wgmmas keep the tensor cores busy. (Overlapping it with this
-        // warpgroup's next wgmmas, in a second set of sums, does not pay: ptxas then waits for
-        // those wgmmas before the adds all the same, C7517.)
+            // The promotion: the k-tile's sums join the fp32 accumulators. Meanwhile the other
+            // consumer warpgroup's wgmmas keep the tensor cores busy. (Overlapping it with this
+            // warpgroup's next wgmmas, in a second set of sums, does not pay: ptxas then waits for
+            // those wgmmas before the adds all the same, C7517.)
 #pragma unroll
         for (int i = 0; i < ACC; ++i) {
             fence_operand(part[i]);  // read only after the wait that finished them
@@ -143,8 +143,8 @@ inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int l
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     static const bool opted_in = [] {  // more than 48 KB of shared memory must be asked for
-        GEMM_CUDA_CHECK(
-            cudaFuncSetAttribute(fp8_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+        GEMM_CUDA_CHECK(cudaFuncSetAttribute(
+            fp8_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
         return true;
     }();
     (void)opted_in;

@@ -31,8 +31,8 @@ constexpr int STAGES = 6;                    // tiles in flight: 6 x 32 KB
 constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows of the tile each
 constexpr int WG = 128;                      // threads per warpgroup
 constexpr int THREADS = WG * (1 + CONSUMERS);
-constexpr int WGMMA_M = 64, WGMMA_K = 32;  // one wgmma: (64, 32) x (BN, 32)^T
-constexpr int GROUP_M = 8;                 // cluster rows walked together, for L2 reuse
+constexpr int WGMMA_M = 64, WGMMA_K = 32;            // one wgmma: (64, 32) x (BN, 32)^T
+constexpr int GROUP_M = 8;                           // cluster rows walked together, for L2 reuse
 constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage
 constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the tiles to 1024 bytes
@@ -43,8 +43,10 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
               "one m64n128k32 per 32-deep step: two sets of (64, 256) partial sums and the "
               "accumulators would take 384 registers a thread (max 232)");
 
-// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast).
-template <int CLUSTER>
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). ORDERED: the
+// two consumer warpgroups take turns to issue their k-tiles' wgmmas (named barriers 1 and 2), so
+// that one's wait and promotion run while the other's wgmmas keep the tensor cores busy.
+template <int CLUSTER, bool ORDERED>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
@@ -62,7 +64,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
     const int tiles_m = (M + CLUSTER * BM - 1) / (CLUSTER * BM), tiles_n = (N + BN - 1) / BN;
-    const int tiles = tiles_m * tiles_n;                    // cluster tiles
+    const int tiles = tiles_m * tiles_n;                                 // cluster tiles
     const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;  // then every step-th
     const int KT = (K + BK - 1) / BK;                                    // k-tiles
     // The grouped order (GROUP_M cluster rows at a time, column by column, for L2 reuse): the first
@@ -147,12 +149,16 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             mbar_wait(&full[s], (it / STAGES) & 1);                 // k-tile kt is in stage s
             const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
             const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+            // Ordered: consumer 1 issues after consumer 2's previous k-tile, consumer 2 after
+            // consumer 1's this one (consumer 1 goes first once: `it` counts from 0 for both).
+            if (ORDERED && (wg == 2 || it > 0)) named_sync(wg, 2 * WG);
             wgmma_fence();  // part was read by ordinary instructions (the last promotion)
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites part (scale-d 0)
                 wgmma_m64n128k32_e4m3(part, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                       smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
             wgmma_commit();
+            if (ORDERED) named_arrive(3 - wg, 2 * WG);  // the other consumer's turn
             wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
             release(s);
 #pragma unroll
@@ -167,16 +173,18 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, scale, beta,
                    m0 + BM <= M && n0 + BN <= N && vec_c);
     }
+    // Ordered: consumer 2's last arrive on barrier 1 is still to be matched.
+    if (ORDERED && wg == 1 && it > 0) named_sync(1, 2 * WG);
     if constexpr (CLUSTER > 1) cluster_sync();  // the producers' cluster barrier, above
 }
 
-template <int CLUSTER>
+template <int CLUSTER, bool ORDERED = false>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER>;
+    auto kernel = fp8_kernel<CLUSTER, ORDERED>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters = [&] {
         GEMM_CUDA_CHECK(
@@ -202,12 +210,12 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 4 == 0;
     const int tiles = ((M + CLUSTER * BM - 1) / (CLUSTER * BM)) * ((N + BN - 1) / BN);
     const int clusters = std::min(tiles, std::max(resident_clusters, 1));
-    kernel<<<clusters * CLUSTER, THREADS, SMEM_BYTES, stream>>>(map_a, map_b, M, N, K, alpha,
-                                                                scale_a, scale_b, beta, C, ldc, vec_c);
+    kernel<<<clusters * CLUSTER, THREADS, SMEM_BYTES, stream>>>(
+        map_a, map_b, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: pairs sharing B (tools/tune.cu times CLUSTER 1 beside it).
+// The chapter: pairs sharing B (tools/tune.cu times CLUSTER 1 and ORDERED beside it).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {

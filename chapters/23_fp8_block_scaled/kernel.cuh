@@ -33,7 +33,7 @@ constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows
 constexpr int WG = 128;                      // threads per warpgroup
 constexpr int THREADS = WG * (1 + CONSUMERS);
 constexpr int WGMMA_M = 64, WGMMA_K = 32;  // one wgmma: (64, 32) x (BN, 32)^T
-constexpr int SCALE_BLOCK = 128;  // the block scales' granularity along K, M and N
+constexpr int SCALE_BLOCK = 128;           // the block scales' granularity along K, M and N
 constexpr int GROUP_M = 8;                 // cluster rows walked together, for L2 reuse
 constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage
 constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
@@ -47,8 +47,10 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
               "one m64n128k32 per 32-deep step: two sets of (64, 256) partial sums and the "
               "accumulators would take 384 registers a thread (max 232)");
 
-// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast).
-template <int CLUSTER>
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). ORDERED: the
+// two consumer warpgroups take turns to issue their k-tiles' wgmmas (named barriers 1 and 2), so
+// that one's wait and promotion run while the other's wgmmas keep the tensor cores busy.
+template <int CLUSTER, bool ORDERED>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
@@ -66,7 +68,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
     const int tiles_m = (M + CLUSTER * BM - 1) / (CLUSTER * BM), tiles_n = (N + BN - 1) / BN;
-    const int tiles = tiles_m * tiles_n;                    // cluster tiles
+    const int tiles = tiles_m * tiles_n;                                 // cluster tiles
     const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;  // then every step-th
     const int KT = (K + BK - 1) / BK;                                    // k-tiles
     // The grouped order (GROUP_M cluster rows at a time, column by column, for L2 reuse): the first
@@ -150,7 +152,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
         for (int kt = 0; kt < KT; ++kt, ++it) {
             const int s = it % STAGES;
-            // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap it.
+            // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap
+            // it.
             const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
             const long long ka = static_cast<long long>(kt) * M;
             const float s0 = r < M ? sb * __ldg(scale_a + ka + r) : 0.0f;
@@ -158,34 +161,41 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             mbar_wait(&full[s], (it / STAGES) & 1);                 // k-tile kt is in stage s
             const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
             const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+            // Ordered: consumer 1 issues after consumer 2's previous k-tile, consumer 2 after
+            // consumer 1's this one (consumer 1 goes first once: `it` counts from 0 for both).
+            if (ORDERED && (wg == 2 || it > 0)) named_sync(wg, 2 * WG);
             wgmma_fence();  // part was read by ordinary instructions (the last promotion)
 #pragma unroll
             for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites part (scale-d 0)
                 wgmma_m64n128k32_e4m3(part, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                       smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
             wgmma_commit();
+            if (ORDERED) named_arrive(3 - wg, 2 * WG);  // the other consumer's turn
             wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
             release(s);
 #pragma unroll
             for (int i = 0; i < ACC; ++i) {  // the promotion, now scaled: d[4j], d[4j+1] are on
-                fence_operand(part[i]);      // row r, d[4j+2], d[4j+3] on r + 8; read after the wait
+                fence_operand(part[i]);  // row r, d[4j+2], d[4j+3] on r + 8; read after the wait
                 d[i] = fmaf(part[i], i % 4 < 2 ? s0 : s1, d[i]);
             }
         }
 
         // Epilogue as in chapter 22, alpha alone: the scales are in d already.
-        store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, m0 + BM <= M && n0 + BN <= N && vec_c);
+        store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta,
+                   m0 + BM <= M && n0 + BN <= N && vec_c);
     }
+    // Ordered: consumer 2's last arrive on barrier 1 is still to be matched.
+    if (ORDERED && wg == 1 && it > 0) named_sync(1, 2 * WG);
     if constexpr (CLUSTER > 1) cluster_sync();  // the producers' cluster barrier, above
 }
 
-template <int CLUSTER>
+template <int CLUSTER, bool ORDERED = false>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER>;
+    auto kernel = fp8_kernel<CLUSTER, ORDERED>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters = [&] {
         GEMM_CUDA_CHECK(
@@ -211,12 +221,12 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 4 == 0;
     const int tiles = ((M + CLUSTER * BM - 1) / (CLUSTER * BM)) * ((N + BN - 1) / BN);
     const int clusters = std::min(tiles, std::max(resident_clusters, 1));
-    kernel<<<clusters * CLUSTER, THREADS, SMEM_BYTES, stream>>>(map_a, map_b, M, N, K, alpha,
-                                                                scale_a, scale_b, beta, C, ldc, vec_c);
+    kernel<<<clusters * CLUSTER, THREADS, SMEM_BYTES, stream>>>(
+        map_a, map_b, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: pairs sharing B (tools/tune.cu times CLUSTER 1 beside it); scales per block.
+// The chapter: pairs sharing B, scales per block (tools/tune.cu times CLUSTER 1 and ORDERED).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
