@@ -91,23 +91,21 @@ TEST_SUITE("fp8 chapters") {
     TEST_CASE("22_fp8_persistent") {
         check_fp8(ch22::gemm, list_precision("22_fp8_persistent"));
     }
-    // Its configurations (tools/tune.cu times them): CLUSTER 1 or 2, tiles 128 or 256 wide.
-    TEST_CASE("22_fp8_persistent, the other configurations") {
-        const gemm::Precision p = list_precision("22_fp8_persistent");
-        check_fp8(ch22::gemm_cfg<1, 1>, p);
-        check_fp8(ch22::gemm_cfg<2, 1>, p);
-        check_fp8(ch22::gemm_cfg<1, 2>, p);
-        check_fp8(ch22::gemm_cfg<2, 2>, p);
+    TEST_CASE("22_fp8_persistent, without clusters") {
+        check_fp8(ch22::gemm_cfg<1>, list_precision("22_fp8_persistent"));
+    }
+    TEST_CASE("22_fp8_persistent, consumers issuing in turn") {
+        check_fp8(ch22::gemm_cfg<2, true>, list_precision("22_fp8_persistent"));
+        check_fp8(ch22::gemm_cfg<1, true>, list_precision("22_fp8_persistent"));
     }
     TEST_CASE("23_fp8_block_scaled") {
         check_fp8(ch23::gemm, list_precision("23_fp8_block_scaled"));
     }
-    TEST_CASE("23_fp8_block_scaled, the other configurations") {
-        const gemm::Precision p = list_precision("23_fp8_block_scaled");
-        check_fp8(ch23::gemm_cfg<1, 1>, p);
-        check_fp8(ch23::gemm_cfg<2, 1>, p);
-        check_fp8(ch23::gemm_cfg<1, 2>, p);
-        check_fp8(ch23::gemm_cfg<2, 2>, p);
+    TEST_CASE("23_fp8_block_scaled, without clusters") {
+        check_fp8(ch23::gemm_cfg<1>, list_precision("23_fp8_block_scaled"));
+    }
+    TEST_CASE("23_fp8_block_scaled, consumers issuing in turn") {
+        check_fp8(ch23::gemm_cfg<2, true>, list_precision("23_fp8_block_scaled"));
     }
     // The check can fail: per-block inputs through a per-tensor kernel, which applies the first
     // scale of A and of B to everything, must not pass.

@@ -93,18 +93,18 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "16_n64_data_parallel", ch16::gemm_named<c16::n64, Split::data_parallel>);
     candidate(argc, argv, "16_n64_stream_k", ch16::gemm_named<c16::n64, Split::stream_k>);
     candidate(argc, argv, "16_every_shape", ch16::gemm);
-    // The FP8 chapters (GEMM_TUNE_ONLY=fp8_): 20, 21, then 22 and 23 in their four configurations
-    // (clusters of 1 or 2, tiles 128 or 256 wide).
+    // The FP8 chapters (GEMM_TUNE_ONLY=fp8_): each chapter; 22 and 23 with and without clusters
+    // and the consumers' ordered issue (ORDERED).
     candidate_fp8(argc, argv, "20_fp8_e4m3", "fp8_fast", ch20::gemm);
     candidate_fp8(argc, argv, "21_fp8_promoted", "fp8", ch21::gemm);
-    candidate_fp8(argc, argv, "22_fp8_persistent_c1_n128", "fp8", ch22::gemm_cfg<1, 1>);
-    candidate_fp8(argc, argv, "22_fp8_persistent_c2_n128", "fp8", ch22::gemm_cfg<2, 1>);
-    candidate_fp8(argc, argv, "22_fp8_persistent_c1_n256", "fp8", ch22::gemm_cfg<1, 2>);
-    candidate_fp8(argc, argv, "22_fp8_persistent_c2_n256", "fp8", ch22::gemm_cfg<2, 2>);
-    candidate_fp8(argc, argv, "23_fp8_block_scaled_c1_n128", "fp8_block", ch23::gemm_cfg<1, 1>);
-    candidate_fp8(argc, argv, "23_fp8_block_scaled_c2_n128", "fp8_block", ch23::gemm_cfg<2, 1>);
-    candidate_fp8(argc, argv, "23_fp8_block_scaled_c1_n256", "fp8_block", ch23::gemm_cfg<1, 2>);
-    candidate_fp8(argc, argv, "23_fp8_block_scaled_c2_n256", "fp8_block", ch23::gemm_cfg<2, 2>);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster1", "fp8", ch22::gemm_cfg<1>);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster2", "fp8", ch22::gemm_cfg<2>);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster1_ordered", "fp8", ch22::gemm_cfg<1, true>);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster2_ordered", "fp8", ch22::gemm_cfg<2, true>);
+    candidate_fp8(argc, argv, "23_fp8_block_scaled_cluster1", "fp8_block", ch23::gemm_cfg<1>);
+    candidate_fp8(argc, argv, "23_fp8_block_scaled_cluster2", "fp8_block", ch23::gemm_cfg<2>);
+    candidate_fp8(argc, argv, "23_fp8_block_scaled_cluster1_ordered", "fp8_block",
+                  ch23::gemm_cfg<1, true>);
 #else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;

@@ -3,10 +3,9 @@
 // New vs chapter 21: one block per SM walks many output tiles (persistent), so the producer loads
 // the next tile while the consumers promote and store this one; clusters of CLUSTER blocks stacked
 // along M share the B tile, each copying 1 / CLUSTER of it with TMA multicast into all of them (the
-// "empty" barriers count every consumer warp of the cluster), both as chapter 15 taught them; and
-// 256-wide tiles, promoted 128 columns at a time (HALVES), to fit the registers.
-// Napkin math (4096^3): L2 -> SM bytes M N K (1/BN + 1/(CLUSTER BM)) x 1 byte = 0.54 GB with
-// (128, 256) tiles in pairs, half of chapter 21's 1.07 GB.
+// "empty" barriers count every consumer warp of the cluster). Both as chapter 15 taught them.
+// Napkin math (4096^3): L2 -> SM bytes M N K (1/BN + 1/(CLUSTER BM)) x 1 byte = 0.8 GB with pairs,
+// a quarter under chapter 21's 1.07 GB; the tile walk hides the prologue and the epilogue.
 // Preconditions: as chapter 20 (compute capability 9.0; unaligned operands are padded first).
 #pragma once
 
@@ -27,38 +26,31 @@ namespace ch22 {
 
 using namespace sm90;
 
-constexpr int BM = 128, BK = 128;  // block tile rows and depth; BK bytes = one 128-byte swizzle row
-constexpr int CONSUMERS = 2;       // warpgroups that compute, 64 rows of the tile each
-constexpr int WG = 128;            // threads per warpgroup
+constexpr int BM = 128, BN = 128, BK = 128;  // block tile; BK bytes = one 128-byte swizzle row
+constexpr int STAGES = 6;                    // tiles in flight: 6 x 32 KB
+constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows of the tile each
+constexpr int WG = 128;                      // threads per warpgroup
 constexpr int THREADS = WG * (1 + CONSUMERS);
-constexpr int WGMMA_M = 64, WGMMA_N = 128, WGMMA_K = 32;  // one wgmma: (64, 32) x (128, 32)^T
-constexpr int GROUP_M = 8;         // cluster rows walked together, for L2 reuse
-constexpr int A_STAGE = BM * BK;   // bytes of A per stage
-constexpr int PART = WGMMA_N / 2;  // partial sums per consumer thread: (64, 128) / 128 threads
+constexpr int WGMMA_M = 64, WGMMA_K = 32;            // one wgmma: (64, 32) x (BN, 32)^T
+constexpr int GROUP_M = 8;                           // cluster rows walked together, for L2 reuse
+constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage
+constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the tiles to 1024 bytes
+constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128 threads
 static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows of the tile");
-static_assert(BK == 128 && BK % WGMMA_K == 0, "a K-row of A or B is one 128-byte swizzle row");
+static_assert(BK == 128, "a K-row of A or B is one 128-byte swizzle row");
+static_assert(BN == 128 && BK % WGMMA_K == 0,
+              "one m64n128k32 per 32-deep step: two sets of (64, 256) partial sums and the "
+              "accumulators would take 384 registers a thread (max 232)");
 
-// HALVES: 128-column halves of the block tile. 1: (128, 128), chapter 21's tile. 2: (128, 256),
-// each k-tile's wgmmas issued and promoted one half at a time, so that 128 accumulators and 64
-// partial sums a thread fit in 232 registers; L2 -> SM bytes of A halve.
-template <int HALVES>
-struct Tile {
-    static constexpr int BN = WGMMA_N * HALVES;
-    static constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128
-    static constexpr int B_STAGE = BN * BK, STAGE_BYTES = A_STAGE + B_STAGE;  // bytes
-    static constexpr int STAGES = HALVES == 1 ? 6 : 4;  // tiles in flight: 192 KB either way
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack for 1024 alignment
-    static_assert(HALVES == 1 || HALVES == 2, "m64n128 wgmmas over 128 or 256 columns");
-};
-
-// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast).
-template <int CLUSTER, int HALVES>
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). ORDERED: the
+// two consumer warpgroups take turns to issue their k-tiles' wgmmas (named barriers 1 and 2), so
+// that one's wait and promotion run while the other's wgmmas keep the tensor cores busy.
+template <int CLUSTER, bool ORDERED>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
                float beta, __nv_bfloat16* C, int ldc, bool vec_c) {
-    using T = Tile<HALVES>;
-    constexpr int BN = T::BN, ACC = T::ACC, STAGES = T::STAGES, B_STAGE = T::B_STAGE;
     extern __shared__ unsigned char smem_raw[];
     // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
     // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
@@ -111,7 +103,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                     // The stage's previous tile (it - STAGES) must have been consumed, by the
                     // whole cluster: this block's rows of B land in its partners' stage too.
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    mbar_arrive_expect_tx(&full[s], T::STAGE_BYTES);  // whole boxes: zeros count
+                    mbar_arrive_expect_tx(&full[s], STAGE_BYTES);  // whole boxes: zeros count
                     tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (BM, BK) of A
                     // (BN / CLUSTER, BK) of B: this block's share, multicast to the cluster.
                     const int part = int(rank) * (BN / CLUSTER);
@@ -130,7 +122,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         if constexpr (CLUSTER > 1) cluster_sync();
         return;
     }
-    setmaxnreg_inc<232>();  // the consumers: ACC + 64 accumulators each, the producer's registers
+    setmaxnreg_inc<232>();  // the consumers: 2 x 64 accumulators each, and the producer's registers
     const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
     const int warp = tid / 32, lane = tid % 32;
     // Stage s is free again once every consumer warp of the cluster says so: its copies came from
@@ -144,9 +136,9 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             mbar_arrive(&empty[s]);
         }
     };
-    float d[ACC];      // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
-    float part[PART];  // the tensor cores' sums of one k-tile and one half, in the same layout
-    int it = 0;        // k-tiles consumed, across tiles: the stage and its phase
+    float d[ACC];     // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
+    float part[ACC];  // the tensor cores' sums of one k-tile, in the same layout
+    int it = 0;       // k-tiles consumed, across tiles: the stage and its phase
     for (int t = first; t < tiles; t += step) {
         int m0, n0;
         origin(t, m0, n0);
@@ -156,22 +148,23 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             const int s = it % STAGES;
             mbar_wait(&full[s], (it / STAGES) & 1);                 // k-tile kt is in stage s
             const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
+            const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+            // Ordered: consumer 1 issues after consumer 2's previous k-tile, consumer 2 after
+            // consumer 1's this one (consumer 1 goes first once: `it` counts from 0 for both).
+            if (ORDERED && (wg == 2 || it > 0)) named_sync(wg, 2 * WG);
+            wgmma_fence();  // part was read by ordinary instructions (the last promotion)
 #pragma unroll
-            for (int h = 0; h < HALVES; ++h) {  // columns 128 h to 128 h + 127 of the tile
-                const unsigned char* b = Bs + s * B_STAGE + h * WGMMA_N * BK;  // (128, BK)
-                wgmma_fence();  // part was read by ordinary instructions (the last promotion)
+            for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites part (scale-d 0)
+                wgmma_m64n128k32_e4m3(part, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                      smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+            wgmma_commit();
+            if (ORDERED) named_arrive(3 - wg, 2 * WG);  // the other consumer's turn
+            wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
+            release(s);
 #pragma unroll
-                for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites part (scale-d 0)
-                    wgmma_m64n128k32_e4m3(part, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                                          smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
-                wgmma_commit();
-                wgmma_wait<0>();  // done with part, and with stage s at the last half
-                if (h == HALVES - 1) release(s);  // the producer may refill it
-#pragma unroll
-                for (int i = 0; i < PART; ++i) {  // the promotion, as in chapter 21
-                    fence_operand(part[i]);       // read only after the wait that finished them
-                    d[h * PART + i] += part[i];   // the half's columns: 16 h + j, j < 16 (8 each)
-                }
+            for (int i = 0; i < ACC; ++i) {  // the promotion, as in chapter 21
+                fence_operand(part[i]);      // read only after the wait that finished them
+                d[i] += part[i];
             }
         }
 
@@ -180,18 +173,18 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, scale, beta,
                    m0 + BM <= M && n0 + BN <= N && vec_c);
     }
+    // Ordered: consumer 2's last arrive on barrier 1 is still to be matched.
+    if (ORDERED && wg == 1 && it > 0) named_sync(1, 2 * WG);
     if constexpr (CLUSTER > 1) cluster_sync();  // the producers' cluster barrier, above
 }
 
-template <int CLUSTER, int HALVES>
+template <int CLUSTER, bool ORDERED = false>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
-    using T = Tile<HALVES>;
-    constexpr int BN = T::BN, SMEM_BYTES = T::SMEM_BYTES;
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER, HALVES>;
+    auto kernel = fp8_kernel<CLUSTER, ORDERED>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters = [&] {
         GEMM_CUDA_CHECK(
@@ -222,11 +215,11 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: pairs sharing B, (128, 256) tiles (tools/tune.cu times the other three beside it).
+// The chapter: pairs sharing B (tools/tune.cu times CLUSTER 1 and ORDERED beside it).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
-    gemm_cfg<2, 2>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
+    gemm_cfg<2>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
 }
 
 }  // namespace ch22
