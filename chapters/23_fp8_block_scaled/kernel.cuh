@@ -5,8 +5,8 @@
 // New vs chapter 22: the scales no longer factor out of the sum, but they are constant over one
 // k-tile (128 of K) of one 128-row block of B: so the promotion multiplies each k-tile's partial
 // sums by sa[row] * sb once, one FMA per accumulator instead of an add; the epilogue keeps alpha.
-// Napkin math (4096^3): as chapter 22, plus 2 x 4 bytes of scales per row per k-tile (0.5% of the
-// operand bytes), loaded before each k-tile's wait on its stage.
+// Napkin math (4096^3): as chapter 22, plus 4 bytes of scale per row of A per k-tile (3% of A's
+// bytes) and 4 per 128 x 128 block of B, loaded before each k-tile's wait on its stage.
 // Preconditions: as chapter 20 (compute capability 9.0; unaligned operands are padded first).
 #pragma once
 
