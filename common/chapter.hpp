@@ -24,7 +24,7 @@ struct ChapterInfo {
     std::vector<Shape> default_sizes;  // what runs without --sizes
     int max_cc = 0;  // highest compute capability, 0 = no limit (90: sm_90a code runs on 9.0 only)
     std::string kind{};       // "cpu", "cuda" or "hopper" (sm_90a code), as chapters/chapters.txt
-    std::string precision{};  // "fp32", "fp16" or "fp8"
+    std::string precision{};  // "fp32", "fp16", or FP8: "fp8_fast", "fp8", "fp8_block"
 };
 
 // Every chapter of chapters/chapters.txt in reading order (a table meson generates from the list).

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 namespace gemm {
 
@@ -82,6 +83,22 @@ std::size_t fp8_scale_b_count(Precision p, int N, int K) {
     return p == Precision::E4M3Block
                ? std::size_t((N + kFp8Block - 1) / kFp8Block) * std::size_t(fp8_scale_b_ld(K))
                : 1;
+}
+
+Precision fp8_precision(const std::string& v) {
+    if (v == "fp8_fast") return Precision::E4M3Fast;
+    if (v == "fp8") return Precision::E4M3;
+    if (v == "fp8_block") return Precision::E4M3Block;
+    throw std::invalid_argument("precision '" + v +
+                                "' is not an FP8 one (fp8_fast, fp8, fp8_block)");
+}
+
+void make_positive(HostProblem& hp) {
+    for (auto* v : {&hp.A8, &hp.B8})
+        for (std::uint8_t& c : *v)
+            if (c != kE4M3NaN) c &= 0x7F;  // the padding keeps its NaN code (0xFF is NaN too)
+    for (auto* v : {&hp.A, &hp.B})
+        for (float& x : *v) x = std::fabs(x);
 }
 
 Problem as_fp8(Problem p, Precision fp8) {

@@ -1,12 +1,13 @@
-// What the FP8 chapter (17) adds to the harness's inputs: e4m3 codes, their scales, bf16 C.
-// The contract (chapters/17_fp8/README.md): C (M x N, bf16) = alpha * (sa * A) * (sb * B)^T + beta
-// * C with A (M x K) and B (N x K) row-major e4m3 codes, both K-major as FP8 wgmma needs, and sa,
-// sb their scales: one float each (Precision::E4M3), or one per 1 x 128 block of A and per 128 x
-// 128 block of B (Precision::E4M3Block, DeepSeek-V3's granularity).
+// What the FP8 chapters (20-23) add to the harness's inputs: e4m3 codes, their scales, bf16 C.
+// The contract (chapters/20_fp8_e4m3/README.md): C (M x N, bf16) = alpha * (sa * A) * (sb * B)^T +
+// beta * C with A (M x K) and B (N x K) row-major e4m3 codes, both K-major as FP8 wgmma needs, and
+// sa, sb their scales: one float each (Precision::E4M3Fast, E4M3), or one per 1 x 128 block of A
+// and per 128 x 128 block of B (Precision::E4M3Block, DeepSeek-V3's granularity).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "problem.hpp"
 
@@ -37,6 +38,11 @@ inline int fp8_scale_b_ld(int K) {
 std::size_t fp8_scale_a_count(Precision p, int M, int K);
 std::size_t fp8_scale_b_count(Precision p, int N, int K);
 
+// The precision column of chapters/chapters.txt for an FP8 chapter, as the harness's Precision:
+// fp8_fast -> E4M3Fast (unpromoted), fp8 -> E4M3 (promoted), fp8_block -> E4M3Block. Anything else
+// throws std::invalid_argument naming the value.
+Precision fp8_precision(const std::string& list_value);
+
 // The same problem for an FP8 precision: B becomes N x K, and a padded ldb keeps its padding past
 // the row (ldb - N extra elements become ldb - N past K), so that the shared awkward shapes of
 // tests/cases.hpp and the grading shapes keep their padded B.
@@ -50,5 +56,9 @@ Problem as_fp8(Problem p, Precision fp8);
 // uniform in [-1, 1) rounded to bf16. Padding: code 0x7F, NaN, the bf16 sentinel in C0; the
 // padding of scale_b past the K-blocks is NaN.
 void make_fp8_inputs(HostProblem& hp);
+
+// The same inputs without their signs (codes and dequantized values): sums that grow like K, the
+// case where an unpromoted accumulator loses the most (activations after a ReLU look like this).
+void make_positive(HostProblem& hp);
 
 }  // namespace gemm

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -76,6 +77,7 @@ Lt& lt() {  // per device, made on first use (the warm-up calls make it, outside
 Plan& plan(Precision scaling, bool fast_accum, int M, int N, int K, int lda, int ldb, int ldc) {
     static std::mutex mutex;
     static std::map<std::tuple<int, int, bool, int, int, int, int, int, int>, Plan> plans;
+    if (scaling == Precision::E4M3Fast) scaling = Precision::E4M3, fast_accum = true;
     int dev = 0;
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> lock(mutex);
@@ -289,22 +291,31 @@ bool cublaslt_fp8_supports(Precision scaling, bool fast_accum, int M, int N, int
     return plan(scaling, fast_accum, M, N, K, lda, ldb, ldc).found;
 }
 
-int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, Precision scaling,
-                    GpuGemmFp8 gemm) {
-    if (!is_fp8(scaling)) {
-        std::fprintf(stderr, "run_fp8_chapter: %s is not an FP8 precision\n", to_string(scaling));
+int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm) {
+    Precision scaling = Precision::E4M3;
+    try {
+        scaling = fp8_precision(info.precision);
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "run_fp8_chapter: %s: %s (chapters/chapters.txt)\n", info.id.c_str(),
+                     e.what());
         return 2;
     }
-    const bool blocks = scaling == Precision::E4M3Block;
+    // The yardstick: cuBLASLt doing the same arithmetic.
+    GpuGemmFp8 yardstick = cublaslt_fp8;
+    const char* name = "cuBLASLt FP8 e4m3->bf16, per-tensor scales (promoted, its default)";
+    if (scaling == Precision::E4M3Fast) {
+        yardstick = cublaslt_fp8_fast_accum;
+        name = "cuBLASLt FP8 e4m3->bf16, per-tensor scales, fast accumulation (unpromoted)";
+    } else if (scaling == Precision::E4M3Block) {
+        yardstick = cublaslt_fp8_blocks;
+        name = "cuBLASLt FP8 e4m3->bf16, 1x128/128x128 block scales";
+    }
     return run_chapter(argc, argv, info, scaling, [&](const Options& o) {
         if (!o.remote.empty())  // the --remote protocol carries fp32 and fp16 operands only
-            throw UsageError("--remote: the FP8 chapter is graded in one process");
+            throw UsageError("--remote: the FP8 chapters are graded in one process");
         const int dev = select_device(o, info);
         return std::unique_ptr<Backend>(
-            new Fp8Backend(dev, scaling, gemm, blocks ? cublaslt_fp8_blocks : cublaslt_fp8,
-                           blocks ? "cuBLASLt FP8 e4m3->bf16, 1x128/128x128 block scales"
-                                  : "cuBLASLt FP8 e4m3->bf16, per-tensor scales",
-                           o.l2_flush));
+            new Fp8Backend(dev, scaling, gemm, yardstick, name, o.l2_flush));
     });
 }
 
@@ -313,6 +324,14 @@ CheckResult check_gpu_fp8(GpuGemmFp8 gemm, const Problem& p, CheckMode mode) {
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     Fp8Backend backend(dev, p.precision, gemm, nullptr, "");
     return load_and_check(backend, make_inputs(p), mode);
+}
+
+std::vector<float> run_gpu_fp8(GpuGemmFp8 gemm, const HostProblem& hp) {
+    int dev = 0;
+    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+    Fp8Backend backend(dev, hp.p.precision, gemm, nullptr, "");
+    backend.load(hp);
+    return backend.run_once(initial_C(hp));
 }
 
 }  // namespace gemm

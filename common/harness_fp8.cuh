@@ -1,4 +1,4 @@
-// The FP8 path of the harness (chapter 17): the kernel contract with e4m3 operands, scales and
+// The FP8 path of the harness (chapters 20-23): the kernel contract with e4m3 operands, scales and
 // bf16 C, its runner and check, and the cuBLASLt FP8 yardsticks. Inputs, reference and layouts:
 // fp8_problem.hpp; the timing and the report are the other chapters' (runner.cpp).
 #pragma once
@@ -6,6 +6,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
+
+#include <vector>
 
 #include "chapter.hpp"
 #include "fp8_problem.hpp"
@@ -16,20 +18,24 @@ namespace gemm {
 
 // C (M x N, bf16, ldc) = alpha * (sa A) (sb B)^T + beta * C, device pointers, row-major: A is
 // M x K (lda), B is N x K (ldb), both e4m3 and K-major; scale_a, scale_b point to one float each
-// (Precision::E4M3) or to the per-block scales (Precision::E4M3Block; layouts: fp8_problem.hpp).
+// (Precision::E4M3Fast, E4M3) or to the per-block scales (E4M3Block; layouts: fp8_problem.hpp).
 // Accumulation in fp32 (at least as the tensor cores do it); C is not read when beta == 0.
 using GpuGemmFp8 = void (*)(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                             const __nv_fp8_e4m3* B, int ldb, const float* scale_a,
                             const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
                             cudaStream_t stream);
 
-// Runs an FP8 chapter binary: `scaling` is Precision::E4M3 (per-tensor scales) or E4M3Block.
-// Exit codes as run_gpu_chapter. The yardstick is cuBLASLt with the same scales and bf16 C.
-int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, Precision scaling,
-                    GpuGemmFp8 gemm);
+// Runs an FP8 chapter binary. Its arithmetic comes from the chapter list's precision column
+// (info.precision, fp8_precision()): fp8_fast, fp8 or fp8_block, which picks the check's tolerance
+// and the yardstick, the cuBLASLt mode of the same arithmetic (fast accumulation, the default,
+// block scales), with the same scales and bf16 C. Exit codes as run_gpu_chapter.
+int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm);
 
-// Runs `gemm` once on the inputs of p (p.precision: E4M3 or E4M3Block) and checks C.
+// Runs `gemm` once on the inputs of p (p.precision: an FP8 one) and checks C.
 CheckResult check_gpu_fp8(GpuGemmFp8 gemm, const Problem& p, CheckMode mode = CheckMode::Auto);
+// Runs `gemm` once on the given inputs (hp.p.precision: an FP8 one) and returns C as the harness
+// holds it (M x ldc floats, bf16 values), for checks of their own (tests/test_fp8_gpu.cu).
+std::vector<float> run_gpu_fp8(GpuGemmFp8 gemm, const HostProblem& hp);
 
 // The cuBLASLt yardsticks behind the same contract. cublaslt_fp8 takes per-tensor scales and
 // leaves fast accumulation off (cuBLASLt's default and PyTorch's _scaled_mm's: partial sums are
@@ -48,7 +54,7 @@ void cublaslt_fp8_blocks(int M, int N, int K, float alpha, const __nv_fp8_e4m3* 
                          const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
                          cudaStream_t stream);
 // Whether cuBLASLt has an algorithm for this FP8 problem (16-byte aligned operands, lda and ldb
-// multiples of 16, ldc of 8, and whatever its heuristics say).
+// multiples of 16, ldc of 8, and whatever its heuristics say). E4M3Fast is E4M3 with fast_accum.
 bool cublaslt_fp8_supports(Precision scaling, bool fast_accum, int M, int N, int K, const void* A,
                            int lda, const void* B, int ldb, const void* C, int ldc);
 

@@ -10,13 +10,16 @@
 
 namespace gemm {
 
-// Element type of A and B. F32, F16: C and the accumulation are float. E4M3, E4M3Block (chapter 17,
-// common/fp8_problem.hpp): A and B are e4m3 codes with float scales (one per tensor, or per 1 x 128
-// block of A and 128 x 128 block of B), B is stored N x K (C = A * B^T), C is bf16.
-enum class Precision { F32, F16, E4M3, E4M3Block };
+// Element type of A and B. F32, F16: C and the accumulation are float. The FP8 precisions
+// (chapters 20-23, common/fp8_problem.hpp): A and B are e4m3 codes with float scales, B is stored
+// N x K (C = A * B^T), C is bf16. E4M3Fast: per-tensor scales, sums left in the tensor cores' short
+// adders (unpromoted, chapter 20); E4M3: per-tensor, promoted to fp32 every 128 of K; E4M3Block:
+// one scale per 1 x 128 block of A and 128 x 128 block of B, promoted. They differ in the yardstick
+// (the cuBLASLt mode of the same arithmetic) and in the check's tolerance.
+enum class Precision { F32, F16, E4M3, E4M3Block, E4M3Fast };
 const char* to_string(Precision p);
 inline bool is_fp8(Precision p) {
-    return p == Precision::E4M3 || p == Precision::E4M3Block;
+    return p == Precision::E4M3 || p == Precision::E4M3Block || p == Precision::E4M3Fast;
 }
 
 // The largest M, N, K, lda, ldb or ldc the harness takes, 2^30: kernels add a tile to an index
@@ -94,9 +97,12 @@ struct CheckResult {
 // with u the unit roundoff of the accumulation (2^-24 for fp32 FMA; 2^-22 for tensor cores, which
 // may truncate inside their adders). The scale term bounds what rounding can do; a wrong index,
 // a missing term or a skipped tile is orders of magnitude larger.
-// FP8: Hopper's e4m3 wgmma keeps about 14 bits while it adds (chapter 17's README), so the bound
-// grows linearly, 2^-12 per 32-deep wgmma step: 2^-12 * (K / 32 + 8) * scale, the worst case of a
-// kernel that never promotes its sums to fp32; plus the bf16 rounding of C, output_tolerance().
+// FP8: Hopper's e4m3 wgmma adds in short adders that lose up to about 2^-11 of the running sum per
+// 32-deep step (measured: 37% low after 1024 steps of positive terms, chapter 20's README).
+// Unpromoted (E4M3Fast) the bound grows linearly with K: 2^-11 * (K / 32 + 8) * scale. Promoted
+// every 128 of K (E4M3, E4M3Block) a short chain is 4 steps: 2^-11 * (4 + 4) * scale, plus fp32's
+// 2^-24 per promotion, 2^-24 * (K / 128 + 8) * scale. Both plus the bf16 rounding of C,
+// output_tolerance().
 double tolerance(Precision p, int K, double scale);
 // What rounding the result to C's type may add: 0 for float C, 2^-8 |expected| for bf16 C.
 double output_tolerance(Precision p, double expected);

@@ -1,11 +1,14 @@
 // The harness's FP8 path on the CPU (runs in CI): e4m3 and bf16 rounding, the inputs and their
-// scales, the reference with B stored N x K, and a check that can fail.
+// scales, the reference with B stored N x K, a check that can fail, and the arithmetic of each FP8
+// chapter as the chapter list gives it (fp8_fast, fp8, fp8_block) with its tolerance.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "fp8_problem.hpp"
@@ -177,5 +180,55 @@ TEST_SUITE("fp8 reference and check") {
             CHECK_FALSE(r.pass);
             CHECK(r.reason.find("padding") != std::string::npos);
         }
+    }
+}
+
+TEST_SUITE("the FP8 chapters' arithmetic") {
+    TEST_CASE("the list's precision values, and nothing else") {
+        CHECK(fp8_precision("fp8_fast") == Precision::E4M3Fast);
+        CHECK(fp8_precision("fp8") == Precision::E4M3);
+        CHECK(fp8_precision("fp8_block") == Precision::E4M3Block);
+        CHECK_THROWS_AS((void)fp8_precision("fp16"), std::invalid_argument);
+        CHECK_THROWS_AS((void)fp8_precision("FP8"), std::invalid_argument);
+        for (Precision p : {Precision::E4M3Fast, Precision::E4M3, Precision::E4M3Block})
+            CHECK(is_fp8(p));
+        CHECK(std::string(to_string(Precision::E4M3Fast)) == "e4m3-fast");
+    }
+    TEST_CASE("promoted: a tolerance independent of K, tight; unpromoted: growing with K") {
+        const double s = 1.0;  // the error scale sum |a b|
+        for (Precision p : {Precision::E4M3, Precision::E4M3Block}) {
+            CHECK(tolerance(p, 32768, s) < 0.005);  // the deep-K test asks 1% of each element
+            CHECK(tolerance(p, 32768, s) < 1.01 * tolerance(p, 128, s));
+        }
+        CHECK(tolerance(Precision::E4M3Fast, 32768, s) > 0.4);  // measured 0.38 (chapter 20)
+        CHECK(tolerance(Precision::E4M3Fast, 128, s) < tolerance(Precision::E4M3Fast, 32768, s));
+        CHECK(tolerance(Precision::E4M3Fast, 1024, s) > tolerance(Precision::E4M3, 1024, s));
+    }
+    TEST_CASE("a sum that drifted like the unpromoted kernel's fails the promoted check") {
+        // Positive inputs, K = 4096: C 3% low everywhere, as chapter 20 leaves it at this depth
+        // (7% by the accuracy experiment), passes its own bound and fails the promoted one.
+        for (Precision p : {Precision::E4M3Fast, Precision::E4M3}) {
+            HostProblem hp = make_inputs(fp8_problem(64, 64, 4096, p));
+            make_positive(hp);
+            std::vector<float> C = exact_C(hp);
+            for (int i = 0; i < 64; ++i)
+                for (int j = 0; j < 64; ++j) C[std::size_t(i) * 64 + j] *= 0.97f;
+            CAPTURE(to_string(p));
+            CHECK(check_full(hp, C).pass == (p == Precision::E4M3Fast));
+        }
+    }
+    TEST_CASE("make_positive drops the signs and keeps the padding's NaN") {
+        Problem p = fp8_problem(20, 30, 40, Precision::E4M3);
+        p.lda = 45;
+        HostProblem hp = make_inputs(p);
+        make_positive(hp);
+        for (int m = 0; m < 20; ++m)
+            for (int k = 0; k < 40; ++k) {
+                const std::size_t i = std::size_t(m) * 45 + k;
+                CHECK((hp.A8[i] & 0x80) == 0);
+                CHECK(hp.A[i] == e4m3_to_float(hp.A8[i]) * hp.scale_a[0]);
+            }
+        CHECK(hp.A8[40] == kE4M3NaN);
+        CHECK(std::isnan(hp.A[40]));
     }
 }

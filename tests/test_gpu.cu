@@ -8,8 +8,6 @@
 #ifdef GEMM_TEST_HOPPER
 #include "15_wgmma_persistent/kernel.cuh"
 #include "16_every_shape/kernel.cuh"
-#include "17_fp8/kernel.cuh"
-#include "harness_fp8.cuh"
 #else
 #include "11_mma_ldmatrix/kernel.cuh"
 #endif
@@ -50,34 +48,6 @@ void check_split_paths(Fn fn) {
         p.view_offset = 1;
         CAPTURE(p.view_offset);
         r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-    }
-}
-
-// FP8 (chapter 17): the shared awkward shapes with B as N x K (as_fp8 keeps a padded ldb's padding),
-// misaligned views (one byte off), and shapes for its own paths: several k-tiles with a partial
-// last one, promotion groups cut short by the end of K, several 128-blocks of scales along M and
-// N, TMA-ready leading dimensions (multiples of 16) with partial tiles.
-void check_fp8(gemm::GpuGemmFp8 fn, gemm::Precision scaling) {
-    std::vector<gemm::Problem> cases = gemm_tests::small_cases();
-    for (const gemm::Problem& p : gemm_tests::large_cases()) cases.push_back(p);
-    for (gemm::Problem p : {gemm_tests::make(96, 128, 64, 64, 128, 128, 1.0f, 0.5f),
-                            gemm_tests::make(97, 101, 103, 105, 107, 109, 1.0f, 0.5f),
-                            gemm_tests::make(300, 260, 270, 280, 264, 272)}) {
-        p.view_offset = 1;
-        cases.push_back(p);
-    }
-    for (const gemm::Problem& p :
-         {gemm_tests::make(1000, 1000, 1000), gemm_tests::make(2000, 3000, 520, 0, 0, 0, 1.5f, -0.5f),
-          gemm_tests::make(136, 264, 8200), gemm_tests::make(384, 640, 1152),
-          gemm_tests::make(200, 72, 129, 144, 72 + 15, 80, 1.0f, 1.0f),
-          gemm_tests::make(260, 390, 640, 0, 0, 0, -2.0f, 0.0f)})
-        cases.push_back(p);
-    for (const gemm::Problem& q : cases) {
-        const gemm::Problem p = gemm::as_fp8(q, scaling);
-        CAPTURE(gemm_tests::name(p));
-        CAPTURE(p.view_offset);
-        gemm::CheckResult r = gemm::check_gpu_fp8(fn, p);
         CHECK_MESSAGE(r.pass, r.summary());
     }
 }
@@ -146,65 +116,6 @@ TEST_SUITE("hopper configurations") {
         auto fn = ch16::gemm_named<ch16::configs::rows64, ch16::Split::stream_k>;
         check_chapter(fn, true);
         check_split_paths(fn);
-    }
-}
-TEST_SUITE("fp8") {
-    TEST_CASE("17_fp8") { check_fp8(ch17::gemm, gemm::Precision::E4M3); }
-    // The steps of chapter 17's table: each is a kernel of its own.
-    TEST_CASE("17_fp8, per-block scales") {
-        check_fp8(ch17::gemm_blocks, gemm::Precision::E4M3Block);
-    }
-    TEST_CASE("17_fp8, 128-wide tile, never promoted") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_n128>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, promoted every k-tile") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::promote1>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, promoted every 4 k-tiles") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::promote4>, gemm::Precision::E4M3);
-    }
-    // Chapter 15's schedule on FP8 (tuning candidates).
-    TEST_CASE("17_fp8, one k-tile of wgmmas in flight") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_wait1>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, persistent") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent>, gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, persistent, clusters of two sharing B") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_tensor_persistent_cluster2>,
-                  gemm::Precision::E4M3);
-    }
-    TEST_CASE("17_fp8, per-block scales, promotion beside the next k-tile's wgmmas") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_overlap>, gemm::Precision::E4M3Block);
-    }
-    TEST_CASE("17_fp8, per-block scales, persistent") {
-        check_fp8(ch17::gemm_cfg<ch17::configs::per_block_persistent>, gemm::Precision::E4M3Block);
-    }
-    // The check can fail: per-block inputs through the per-tensor kernel, which applies the first
-    // scale of A and of B to everything, must not pass.
-    TEST_CASE("17_fp8: a kernel that ignores the block scales fails the check") {
-        const gemm::Problem p = gemm::as_fp8(gemm_tests::make(256, 256, 512), gemm::Precision::E4M3Block);
-        CHECK_FALSE(gemm::check_gpu_fp8(ch17::gemm, p).pass);
-    }
-    // The yardsticks are right too (on shapes cuBLASLt takes); the block-scaled one also checks
-    // that the scale layouts of fp8_problem.hpp are the ones cuBLASLt reads.
-    TEST_CASE("cuBLASLt FP8 yardsticks") {
-        for (const gemm::Problem& q :
-             {gemm_tests::make(256, 256, 512), gemm_tests::make(1024, 768, 2048, 0, 0, 0, 1.5f, -0.5f)}) {
-            for (gemm::Precision s : {gemm::Precision::E4M3, gemm::Precision::E4M3Block}) {
-                const gemm::Problem p = gemm::as_fp8(q, s);
-                CAPTURE(gemm_tests::name(p));
-                CAPTURE(gemm::to_string(s));
-                const int M = p.shape.M, N = p.shape.N, K = p.shape.K;
-                if (!gemm::cublaslt_fp8_supports(s, false, M, N, K, nullptr, K, nullptr, K, nullptr, N)) {
-                    MESSAGE("cuBLASLt has no FP8 algorithm for this (", gemm::to_string(s), ")");
-                    continue;
-                }
-                const gemm::CheckResult r = gemm::check_gpu_fp8(
-                    s == gemm::Precision::E4M3 ? gemm::cublaslt_fp8 : gemm::cublaslt_fp8_blocks, p);
-                CHECK_MESSAGE(r.pass, r.summary());
-            }
-        }
     }
 }
 #else

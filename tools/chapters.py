@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The one list of chapters (chapters/chapters.txt), for everything that needs it.
 
-    tools/chapters.py ids [--kind cpu,cuda,hopper] [--precision fp32,fp16]
+    tools/chapters.py ids [--kind cpu,cuda,hopper] [--precision fp32,fp16,fp8_fast,fp8,fp8_block]
         the chapters' ids in reading order, one per line (./tutorial, tools/gpu_session.sh)
     tools/chapters.py field ID FIELD
         one field of one chapter: kind, precision, min_cc, max_cc, sizes, title, ns
@@ -30,7 +30,7 @@ from collections import namedtuple
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIST = os.path.join(ROOT, "chapters", "chapters.txt")
 KINDS = ("cpu", "cuda", "hopper")
-PRECISIONS = ("fp32", "fp16", "fp8")
+PRECISIONS = ("fp32", "fp16", "fp8_fast", "fp8", "fp8_block")  # chapters.txt says what each means
 
 Chapter = namedtuple("Chapter", "id kind precision min_cc max_cc sizes title ns")
 

@@ -1,13 +1,19 @@
-// Chapter 17's accuracy experiment: how far each FP8 kernel's C lands from the double-precision
-// product of the same (dequantized) e4m3 inputs as K grows, with and without promotion of the
-// partial sums to fp32, cuBLASLt beside them. Prints a table and writes <out>/fp8_accuracy.csv
-// (tools/plot.py draws fp8_accuracy.svg from it).
+// The FP8 chapters' accuracy experiments (chapter 20's and 23's READMEs), on a 256 x 256 C (bf16).
+// 1. Error against K: how far each chapter's C lands from the double-precision product of the same
+//    (dequantized) e4m3 inputs as K grows, with cuBLASLt's three modes beside them. Two input
+//    distributions: "signed", the harness's inputs (codes of 448 u, u uniform in [-1, 1)), whose
+//    sums grow like sqrt(K); "positive", the same codes without their signs, whose sums grow like
+//    K, the case where an unpromoted accumulator loses the most (activations after a ReLU).
+//    Error: ||C - C_ref||_F / ||C_ref||_F, and the largest |C - C_ref| / |C_ref| of one element.
+//    C is bf16, so about 2^-9 of it is the output's own rounding, the floor every curve shares.
+// 2. Quantization with per-block magnitudes: float inputs whose rows of A each have a magnitude
+//    2^-e, e uniform in 0..16 (the largest rows, outliers, set a per-tensor scale), times 2^-e' per
+//    1 x 128 block of A and 128 x 128 block of B, e' in 0..4; quantized to e4m3 with one scale per
+//    tensor (amax / 448) or per block, multiplied by chapters 22 and 23 and cuBLASLt; the error is
+//    against the product of the float inputs, per row (small rows lose their bits to subnormals
+//    under one scale per tensor).
+// Writes <out>/fp8_accuracy.csv (tools/plot.py draws fp8_accuracy.svg from it).
 //   build/tools/fp8_accuracy [--out DIR] [--m 256] [--kmax 65536] [--seed 2024]
-// Two input distributions: "signed", the harness's inputs (codes of 448 u, u uniform in [-1, 1)),
-// whose sums grow like sqrt(K); "positive", the same codes without their signs, whose sums grow
-// like K, the case where a short accumulator loses the most (activations after a ReLU or a
-// softmax are like it). Error: ||C - C_ref||_F / ||C_ref||_F over an m x m C; C is bf16, so about
-// 2^-9 of it is the output's own rounding, the floor every curve shares.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "17_fp8/kernel.cuh"
+#include "20_fp8_e4m3/kernel.cuh"
+#include "21_fp8_promoted/kernel.cuh"
+#include "22_fp8_persistent/kernel.cuh"
+#include "23_fp8_block_scaled/kernel.cuh"
 #include "harness_fp8.cuh"
 #include "harness_gpu.cuh"
 
@@ -31,19 +40,16 @@ struct Kernel {
 };
 
 const Kernel kKernels[] = {
-    {"per_tensor (never promoted)", gemm::Precision::E4M3, ch17::gemm, false, false},
-    {"promote4 (every 512 of K)", gemm::Precision::E4M3, ch17::gemm_cfg<ch17::configs::promote4>,
-     false, false},
-    {"promote1 (every 128 of K)", gemm::Precision::E4M3, ch17::gemm_cfg<ch17::configs::promote1>,
-     false, false},
-    {"per_block (1x128 / 128x128 scales)", gemm::Precision::E4M3Block, ch17::gemm_blocks, false,
-     false},
-    {"cuBLASLt per-tensor", gemm::Precision::E4M3, gemm::cublaslt_fp8, true, false},
-    {"cuBLASLt per-tensor, fast accumulation", gemm::Precision::E4M3, gemm::cublaslt_fp8_fast_accum,
-     true, true},
+    // per-tensor ones first, as each table row prints them
+    {"20_fp8_e4m3 (unpromoted)", gemm::Precision::E4M3, ch20::gemm, false, false},
+    {"21_fp8_promoted", gemm::Precision::E4M3, ch21::gemm, false, false},
+    {"22_fp8_persistent", gemm::Precision::E4M3, ch22::gemm, false, false},
+    {"cuBLASLt default", gemm::Precision::E4M3, gemm::cublaslt_fp8, true, false},
+    {"cuBLASLt fast accumulation", gemm::Precision::E4M3, gemm::cublaslt_fp8_fast_accum, true,
+     true},
+    {"23_fp8_block_scaled", gemm::Precision::E4M3Block, ch23::gemm, false, false},
     {"cuBLASLt block scales", gemm::Precision::E4M3Block, gemm::cublaslt_fp8_blocks, true, false},
 };
-
 [[noreturn]] void usage_error(const std::string& what) {
     std::fprintf(stderr,
                  "fp8_accuracy: error: %s\nusage: fp8_accuracy [--out DIR] [--m M] [--kmax K] "
@@ -60,15 +66,73 @@ int positive_int(const char* flag, const char* text) {
     return int(v);
 }
 
-// ||got - expected|| / ||expected|| over the M x N C (row-major, tight).
-double relative_error(const std::vector<float>& got, const std::vector<double>& expected) {
+// ||got - expected|| / ||expected|| over the rows [r0, r1) of an m-column C (row-major, tight).
+double relative_error(const std::vector<float>& got, const std::vector<double>& expected, int m,
+                      int r0, int r1) {
     double num = 0, den = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i) {
+    for (std::size_t i = std::size_t(r0) * m; i < std::size_t(r1) * m; ++i) {
         const double d = double(got[i]) - expected[i];
         num += d * d;
         den += expected[i] * expected[i];
     }
     return den > 0 ? std::sqrt(num / den) : 0.0;
+}
+double max_element_error(const std::vector<float>& got, const std::vector<double>& expected) {
+    double worst = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        if (expected[i] != 0)
+            worst =
+                std::fmax(worst, std::fabs(double(got[i]) - expected[i]) / std::fabs(expected[i]));
+    return worst;
+}
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+float uniform(std::uint64_t seed, std::uint64_t id, std::uint64_t r, std::uint64_t c) {
+    return float(mix(seed ^ mix(id ^ mix(r ^ mix(c)))) >> 40) * (1.0f / 8388608.0f) - 1.0f;
+}
+
+// Experiment 2's inputs: float A (rows x K) with magnitude 2^-(e_row + e_block): e_row uniform in
+// 0..row_emax per row (a few rows of outliers set a per-tensor scale), e_block in 0..emax per
+// (block_rows, 128) block; quantized with one scale per tensor or one per block into codes and
+// scales (the layouts of fp8_problem.hpp); `values` keeps the float inputs.
+void quantize(int rows, int K, int block_rows, int row_emax, int emax, std::uint64_t seed,
+              std::uint64_t id, bool blocks, std::vector<std::uint8_t>& codes,
+              std::vector<float>& scales, std::vector<float>& values, bool is_b) {
+    const int kb_count = gemm::fp8_k_blocks(K), ld_sb = gemm::fp8_scale_b_ld(K);
+    values.assign(std::size_t(rows) * K, 0.0f);
+    for (int r = 0; r < rows; ++r) {
+        const int e_row = int(mix(seed ^ mix(id + 7) ^ mix(std::uint64_t(r))) % (row_emax + 1));
+        for (int k = 0; k < K; ++k) {
+            const std::uint64_t h = mix(seed ^ mix(id + 100 * std::uint64_t(r / block_rows)) ^
+                                        mix(std::uint64_t(k / 128)));
+            const int e = e_row + int(h % (emax + 1));
+            values[std::size_t(r) * K + k] = std::ldexp(uniform(seed, id, r, k), -e);
+        }
+    }
+    auto scale_index = [&](int r, int k) -> std::size_t {
+        if (!blocks) return 0;
+        return is_b ? std::size_t(r / 128) * ld_sb + k / 128 : std::size_t(k / 128) * rows + r;
+    };
+    scales.assign(
+        blocks ? (is_b ? std::size_t((rows + 127) / 128) * ld_sb : std::size_t(kb_count) * rows)
+               : 1,
+        0.0f);
+    for (int r = 0; r < rows; ++r)  // amax per scale
+        for (int k = 0; k < K; ++k) {
+            float& a = scales[scale_index(r, k)];
+            a = std::fmax(a, std::fabs(values[std::size_t(r) * K + k]));
+        }
+    for (float& sc : scales) sc = sc > 0 ? sc / 448.0f : 1.0f;
+    codes.assign(values.size(), 0);
+    for (int r = 0; r < rows; ++r)
+        for (int k = 0; k < K; ++k)
+            codes[std::size_t(r) * K + k] =
+                gemm::float_to_e4m3(values[std::size_t(r) * K + k] / scales[scale_index(r, k)]);
 }
 
 }  // namespace
@@ -100,7 +164,7 @@ int main(int argc, char** argv) {
     GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     if (prop.major != 9 || prop.minor != 0) {
         std::printf(
-            "fp8_accuracy: skipped: chapter 17's kernels need compute capability 9.0, "
+            "fp8_accuracy: skipped: the FP8 chapters' kernels need compute capability 9.0, "
             "device 0 (%s) has %d.%d\n",
             prop.name, prop.major, prop.minor);
         return 77;
@@ -110,72 +174,96 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(out, ec);
     std::ofstream csv(path);
     if (!csv) usage_error("--out " + out + ": cannot write " + path);
-    csv << "device,dist,M,N,K,kernel,rel_err\n";
-    std::printf("relative error ||C - C_ref|| / ||C_ref|| of a %d x %d C (bf16), seed %llu, %s\n",
-                m, m, seed, prop.name);
+    csv << "device,dist,M,N,K,kernel,rel_err,max_rel_err\n";
+    std::printf(
+        "relative error of a %d x %d C (bf16), seed %llu, %s: ||C - C_ref|| / ||C_ref||"
+        " (and the largest of one element)\n",
+        m, m, seed, prop.name);
+    // Runs kernel k on hp, or returns false where cuBLASLt has no algorithm.
+    auto run = [&](const Kernel& k, const gemm::HostProblem& hp, std::vector<float>& C) {
+        const int K = hp.p.shape.K;
+        if (k.cublaslt && !gemm::cublaslt_fp8_supports(k.scaling, k.fast_accum, m, m, K, nullptr, K,
+                                                       nullptr, K, nullptr, m))
+            return false;
+        C = gemm::run_gpu_fp8(k.fn, hp);
+        return true;
+    };
+    auto report = [&](const char* dist, int K, const Kernel& k, double err, double max_err) {
+        csv << '"' << prop.name << "\"," << dist << ',' << m << ',' << m << ',' << K << ",\""
+            << k.name << "\"," << err << ',' << max_err << '\n';
+    };
     for (const char* dist : {"signed", "positive"}) {
         std::printf("\n%s inputs\n%8s", dist, "K");
-        for (const Kernel& k : kKernels) std::printf(" | %-14.14s", k.name);
+        for (const Kernel& k : kKernels) std::printf(" | %-20.20s", k.name);
         std::printf("\n");
         for (int K = 1024; K <= kmax; K *= 2) {
-            double err[sizeof kKernels / sizeof kKernels[0]];
+            std::printf("%8d", K);
             for (gemm::Precision scaling : {gemm::Precision::E4M3, gemm::Precision::E4M3Block}) {
                 gemm::Problem p;  // one set of inputs and one reference per scaling
                 p.shape = {m, m, K};
                 p.seed = seed;
                 p.precision = scaling;
                 gemm::HostProblem hp = gemm::make_inputs(p);
-                if (std::strcmp(dist, "positive") == 0) {  // drop the signs, keep the magnitudes
-                    for (auto* v : {&hp.A8, &hp.B8})
-                        for (std::uint8_t& c : *v) c &= 0x7F;
-                    for (float& v : hp.A) v = std::fabs(v);
-                    for (float& v : hp.B) v = std::fabs(v);
-                }
+                if (std::strcmp(dist, "positive") == 0) gemm::make_positive(hp);
                 std::vector<double> expected, scale;
                 gemm::reference_gemm(hp, expected, scale);
-                gemm::DeviceBuffer<std::uint8_t> dA(hp.A8.size()), dB(hp.B8.size());
-                gemm::DeviceBuffer<float> dsa(hp.scale_a.size()), dsb(hp.scale_b.size());
-                gemm::DeviceBuffer<__nv_bfloat16> dC(std::size_t(m) * m);
-                GEMM_CUDA_CHECK(
-                    cudaMemcpy(dA.get(), hp.A8.data(), hp.A8.size(), cudaMemcpyHostToDevice));
-                GEMM_CUDA_CHECK(
-                    cudaMemcpy(dB.get(), hp.B8.data(), hp.B8.size(), cudaMemcpyHostToDevice));
-                GEMM_CUDA_CHECK(cudaMemcpy(dsa.get(), hp.scale_a.data(), 4 * hp.scale_a.size(),
-                                           cudaMemcpyHostToDevice));
-                GEMM_CUDA_CHECK(cudaMemcpy(dsb.get(), hp.scale_b.data(), 4 * hp.scale_b.size(),
-                                           cudaMemcpyHostToDevice));
-                for (std::size_t i = 0; i < sizeof kKernels / sizeof kKernels[0]; ++i) {
-                    const Kernel& k = kKernels[i];
+                for (const Kernel& k : kKernels) {
                     if (k.scaling != scaling) continue;
-                    err[i] = -1.0;  // n/a: cuBLASLt has no algorithm
-                    if (k.cublaslt &&
-                        !gemm::cublaslt_fp8_supports(k.scaling, k.fast_accum, m, m, K, dA.get(), K,
-                                                     dB.get(), K, dC.get(), m))
+                    std::vector<float> C;
+                    if (!run(k, hp, C)) {
+                        std::printf(" | %-20s", "n/a");
                         continue;
-                    k.fn(m, m, K, 1.0f, reinterpret_cast<const __nv_fp8_e4m3*>(dA.get()), K,
-                         reinterpret_cast<const __nv_fp8_e4m3*>(dB.get()), K, dsa.get(), dsb.get(),
-                         0.0f, dC.get(), m, 0);
-                    GEMM_CUDA_CHECK(cudaDeviceSynchronize());
-                    std::vector<__nv_bfloat16> c(std::size_t(m) * m);
-                    GEMM_CUDA_CHECK(cudaMemcpy(c.data(), dC.get(), c.size() * sizeof(__nv_bfloat16),
-                                               cudaMemcpyDeviceToHost));
-                    std::vector<float> C(c.size());
-                    for (std::size_t j = 0; j < c.size(); ++j) C[j] = __bfloat162float(c[j]);
-                    err[i] = relative_error(C, expected);
-                    csv << '"' << prop.name << "\"," << dist << ',' << m << ',' << m << ',' << K
-                        << ",\"" << k.name << "\"," << err[i] << '\n';
+                    }
+                    const double err = relative_error(C, expected, m, 0, m);
+                    const double max_err = max_element_error(C, expected);
+                    report(dist, K, k, err, max_err);
+                    std::printf(" | %8.2e %8.2e  ", err, max_err);
                 }
-            }
-            std::printf("%8d", K);
-            for (double e : err) {
-                if (e < 0)
-                    std::printf(" | %-14s", "n/a");
-                else
-                    std::printf(" | %-14.3e", e);
             }
             std::printf("\n");
             std::fflush(stdout);
         }
+    }
+
+    // Experiment 2: block magnitudes, quantized per tensor (chapter 22, cuBLASLt default) or per
+    // block (chapter 23, cuBLASLt block scales); error against the float inputs' product, per row.
+    const char* dist = "per-block magnitudes (worst row)";
+    std::printf("\n%s: largest ||C_i - C_ref,i|| / ||C_ref,i|| over the rows i\n%8s", dist, "K");
+    for (const Kernel& k : kKernels)
+        if (!k.fast_accum && std::strstr(k.name, "20_") == nullptr)
+            std::printf(" | %-20.20s", k.name);
+    std::printf("\n");
+    for (int K = 1024; K <= std::min(kmax, 16384); K *= 2) {
+        std::printf("%8d", K);
+        for (gemm::Precision scaling : {gemm::Precision::E4M3, gemm::Precision::E4M3Block}) {
+            const bool blocks = scaling == gemm::Precision::E4M3Block;
+            gemm::Problem p;
+            p.shape = {m, m, K};
+            p.seed = seed;
+            p.precision = scaling;
+            gemm::HostProblem hp;
+            hp.p = p.resolved();
+            quantize(m, K, 1, 16, 4, seed, 1, blocks, hp.A8, hp.scale_a, hp.A, false);
+            quantize(m, K, 128, 0, 4, seed, 2, blocks, hp.B8, hp.scale_b, hp.B, true);
+            hp.C0.assign(std::size_t(m) * m, 0.0f);
+            std::vector<double> expected, scale;
+            gemm::reference_gemm(hp, expected, scale);  // of the float inputs, not the codes
+            for (const Kernel& k : kKernels) {
+                if (k.scaling != scaling || k.fast_accum || std::strstr(k.name, "20_")) continue;
+                std::vector<float> C;
+                if (!run(k, hp, C)) {
+                    std::printf(" | %-20s", "n/a");
+                    continue;
+                }
+                double worst = 0;
+                for (int r = 0; r < m; ++r)
+                    worst = std::fmax(worst, relative_error(C, expected, m, r, r + 1));
+                report(dist, K, k, worst, max_element_error(C, expected));
+                std::printf(" | %-20.2e", worst);
+            }
+        }
+        std::printf("\n");
+        std::fflush(stdout);
     }
     std::printf("\nwrote %s (tools/plot.py %s draws fp8_accuracy.svg)\n", path.c_str(),
                 out.c_str());

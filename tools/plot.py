@@ -68,8 +68,28 @@ NAPKIN = {
     # Chapters 14 and 15 under their names before issue 19, in the committed plots/h100, plots/h200.
     "12_wgmma_tma": ("tile", 128, 256),
     "13_wgmma_persistent": ("tile", 256, 256),
-    "17_fp8": ("tile", 128, 256),  # configs::per_tensor; e = 1 (e4m3), C bf16
+    "17_fp8": ("tile", 128, 256),  # before issue 29 (the committed plots): configs::per_tensor
+    # The FP8 chapters: e = 1 (e4m3), C bf16; 22 and 23 in clusters of two along M sharing B.
+    "20_fp8_e4m3": ("tile", 128, 256),
+    "21_fp8_promoted": ("tile", 128, 128),
+    "22_fp8_persistent": ("tile", 256, 128),
+    "23_fp8_block_scaled": ("tile", 256, 128),
 }
+
+
+def list_precisions():
+    """{chapter id: the harness's precision name} from chapters/chapters.txt (tools/chapters.py):
+    a CSV row without its precision column takes its chapter's (fp8_* -> e4m3)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import chapters
+        return {c.id: "e4m3" if c.precision.startswith("fp8") else c.precision
+                for c in chapters.load()}
+    except Exception:  # a copy of the script without the list: the CSV's column alone
+        return {}
+
+
+LIST_PRECISIONS = list_precisions()
 
 
 # Chapters' colours: matplotlib's tab10, then six darker ones (greys and black are the
@@ -90,7 +110,7 @@ class Result:
     def __init__(self, row, number):
         self.chapter = row["chapter"]
         self.device = row.get("device", "") or ""
-        self.precision = row.get("precision", "") or ""
+        self.precision = row.get("precision", "") or LIST_PRECISIONS.get(self.chapter, "")
         self.M, self.N, self.K = (int(number("M", integer=True)), int(number("N", integer=True)),
                                   int(number("K", integer=True)))
         self.beta = number("beta", default=0.0)
@@ -484,7 +504,7 @@ def element_bytes(r):
 
 
 def c_bytes(r):
-    """Bytes of one element of C: bf16 for the FP8 chapter, fp32 for the others."""
+    """Bytes of one element of C: bf16 for the FP8 chapters, fp32 for the others."""
     return 2.0 if r.precision.startswith("e4m3") else 4.0
 
 
@@ -820,8 +840,10 @@ class Charts:
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel("K")
-            ax.set_ylabel("relative error ||C - C_ref|| / ||C_ref||")
-            ax.set_title(f"{dist} inputs")
+            worst_row = "worst row" in dist  # fp8_accuracy's quantization experiment
+            ax.set_ylabel("relative error ||C - C_ref|| / ||C_ref||" +
+                          (", the worst row's" if worst_row else ""))
+            ax.set_title(dist if worst_row else f"{dist} inputs")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
         self.save(fig, stem)

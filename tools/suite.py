@@ -6,6 +6,8 @@
     tools/suite.py --validate [--shapes FILE] [--out DIR] [--copy-gbs GBS] [-- CHAPTER OPTIONS]
     tools/suite.py --estimate [--shapes FILE]
 
+An FP8 chapter (20-23) runs on tools/suite_shapes_fp8.txt by default, against the cuBLASLt mode
+of its arithmetic, its bytes counted with one-byte A and B and bf16 C.
 It runs the chapter binary once over every shape of the list (`--sizes M1xN1xK1,...`: the harness's
 own protocol, checks, alternating rounds against cuBLAS and L2 flush), then joins the harness's CSV
 with the list's categories and writes, in DIR:
@@ -34,6 +36,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SHAPES = os.path.join(ROOT, "tools", "suite_shapes.txt")
+# An FP8 chapter (precision fp8_* in chapters/chapters.txt) runs on its own list by default, against
+# the cuBLASLt mode of its arithmetic (the chapter binary picks it).
+DEFAULT_SHAPES_FP8 = os.path.join(ROOT, "tools", "suite_shapes_fp8.txt")
 # The harness's limits (common/problem.hpp): a dimension at most 2^30, a matrix under 2^31 elements.
 MAX_DIMENSION = 1 << 30
 MAX_ELEMENTS = 1 << 31
@@ -109,13 +114,27 @@ def read_shapes(path):
 
 # --- Bytes and the memory-bound end ---------------------------------------------------------------
 def element_bytes(precision):
-    return 2 if precision == "fp16" else 4
+    """Bytes of an element of A and B: the harness's precision column (e4m3* for the FP8 ones)."""
+    return 1 if precision.startswith("e4m3") else 2 if precision == "fp16" else 4
+
+
+def c_bytes(precision):
+    """Bytes of an element of C: bf16 for the FP8 chapters, fp32 for the others."""
+    return 2 if precision.startswith("e4m3") else 4
 
 
 def min_bytes(M, N, K, precision, beta):
     """A and B read once, C written once (and read once when beta != 0): what no kernel avoids."""
     e = element_bytes(precision)
-    return e * (M * K + K * N) + 4 * M * N * (2 if beta != 0 else 1)
+    return e * (M * K + K * N) + c_bytes(precision) * M * N * (2 if beta != 0 else 1)
+
+
+def is_fp8_chapter(binary):
+    """Whether the chapter binary (named after its id) is an FP8 one in the chapter list."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import chapters
+    name = os.path.basename(binary or "")
+    return any(c.id == name and c.precision.startswith("fp8") for c in chapters.load())
 
 
 def estimate(shapes, tflops, rounds=5, reps=10, warmup=3, flush_us=40.0, launch_us=20.0,
@@ -327,8 +346,9 @@ def parse(argv):
                "2 a bad command line or shape list, 77 no usable GPU.")
     parser.add_argument("binary", nargs="?", metavar="CHAPTER_BINARY",
                         help="a GPU chapter binary, e.g. build/chapters/13_wgmma_persistent")
-    parser.add_argument("--shapes", default=DEFAULT_SHAPES,
-                        help="the shape list (default: tools/suite_shapes.txt)")
+    parser.add_argument("--shapes", default=None,
+                        help="the shape list (default: tools/suite_shapes.txt; for an FP8 chapter, "
+                             "tools/suite_shapes_fp8.txt)")
     parser.add_argument("--out", default=os.path.join("plots", "latest", "suite"),
                         help="where the CSV, the text and raw/ go [plots/latest/suite]")
     parser.add_argument("--copy-gbs", type=float, metavar="GBS",
@@ -345,6 +365,8 @@ def parse(argv):
                         help="--estimate: the GEMM rate assumed [650]")
     args = parser.parse_args(own)
     args.extra = extra
+    if args.shapes is None:
+        args.shapes = DEFAULT_SHAPES_FP8 if is_fp8_chapter(args.binary) else DEFAULT_SHAPES
     if args.copy_gbs is not None and not (math.isfinite(args.copy_gbs) and args.copy_gbs > 0):
         raise InputError(f"--copy-gbs {args.copy_gbs:g}: expected a bandwidth above 0 in GB/s")
     if not (math.isfinite(args.tflops) and args.tflops > 0):

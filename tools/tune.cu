@@ -3,7 +3,7 @@
 //   build/tools/tune --sizes 4096,8192 --out results/tune [any chapter option]
 // The defaults the chapters use were chosen from this tool's output on the H100 (see
 // docs/tuning.md). Built a second time as tune_hopper (GEMM_TUNE_HOPPER, sm_90a only): chapters
-// 12-14 and the steps of chapter 15's table.
+// 12-16, the steps of chapter 15's table and the FP8 chapters (20-23).
 #include <cstdlib>
 #include <string>
 
@@ -13,7 +13,10 @@
 #include "14_warp_specialized/kernel.cuh"
 #include "15_wgmma_persistent/kernel.cuh"
 #include "16_every_shape/kernel.cuh"
-#include "17_fp8/kernel.cuh"
+#include "20_fp8_e4m3/kernel.cuh"
+#include "21_fp8_promoted/kernel.cuh"
+#include "22_fp8_persistent/kernel.cuh"
+#include "23_fp8_block_scaled/kernel.cuh"
 #include "harness_fp8.cuh"
 #else
 #include "06_cuda_register_tiled/kernel.cuh"
@@ -43,12 +46,14 @@ void candidate(int argc, char** argv, const std::string& id, Fn fn) {
 }
 
 #ifdef GEMM_TUNE_HOPPER
-// Chapter 17's steps: FP8 kernels, timed against cuBLASLt with the same scales.
-void candidate_fp8(int argc, char** argv, const std::string& id, gemm::Precision scaling,
+// The FP8 chapters' steps (20-23), timed against the cuBLASLt mode of the same arithmetic:
+// `precision` is a value of chapters.txt's precision column (fp8_fast, fp8, fp8_block).
+void candidate_fp8(int argc, char** argv, const std::string& id, const char* precision,
                    gemm::GpuGemmFp8 fn) {
     const char* only = std::getenv("GEMM_TUNE_ONLY");
     if (only && id.find(only) == std::string::npos) return;
-    const int rc = gemm::run_fp8_chapter(argc, argv, {id, "FP8 step", 90, {4096}, 90}, scaling, fn);
+    const int rc = gemm::run_fp8_chapter(argc, argv,
+                                         {id, "FP8 step", 90, {4096}, 90, "hopper", precision}, fn);
     if (rc == 2 || rc == 77) std::exit(rc);
     worst = std::max(worst, rc);
 }
@@ -81,28 +86,25 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "16_rows64_stream_k", ch16::gemm_named<c16::rows64, Split::stream_k>);
     candidate(argc, argv, "16_rows128_data_parallel",
               ch16::gemm_named<c16::rows128, Split::data_parallel>);
-    candidate(argc, argv, "16_n128_data_parallel", ch16::gemm_named<c16::n128, Split::data_parallel>);
+    candidate(argc, argv, "16_n128_data_parallel",
+              ch16::gemm_named<c16::n128, Split::data_parallel>);
     candidate(argc, argv, "16_n128_stream_k", ch16::gemm_named<c16::n128, Split::stream_k>);
     candidate(argc, argv, "16_n128_hybrid", ch16::gemm_named<c16::n128, Split::hybrid>);
     candidate(argc, argv, "16_n64_data_parallel", ch16::gemm_named<c16::n64, Split::data_parallel>);
     candidate(argc, argv, "16_n64_stream_k", ch16::gemm_named<c16::n64, Split::stream_k>);
     candidate(argc, argv, "16_every_shape", ch16::gemm);
-    namespace c17 = ch17::configs;
-    const gemm::Precision tensor = gemm::Precision::E4M3, blocks = gemm::Precision::E4M3Block;
-    candidate_fp8(argc, argv, "17_per_tensor", tensor, ch17::gemm_cfg<c17::per_tensor>);
-    candidate_fp8(argc, argv, "17_per_block", blocks, ch17::gemm_cfg<c17::per_block>);
-    candidate_fp8(argc, argv, "17_per_tensor_n128", tensor, ch17::gemm_cfg<c17::per_tensor_n128>);
-    candidate_fp8(argc, argv, "17_promote1", tensor, ch17::gemm_cfg<c17::promote1>);
-    candidate_fp8(argc, argv, "17_promote4", tensor, ch17::gemm_cfg<c17::promote4>);
-    candidate_fp8(argc, argv, "17_per_tensor_wait1", tensor, ch17::gemm_cfg<c17::per_tensor_wait1>);
-    candidate_fp8(argc, argv, "17_per_tensor_persistent", tensor,
-                  ch17::gemm_cfg<c17::per_tensor_persistent>);
-    candidate_fp8(argc, argv, "17_per_tensor_persistent_cluster2", tensor,
-                  ch17::gemm_cfg<c17::per_tensor_persistent_cluster2>);
-    candidate_fp8(argc, argv, "17_per_block_overlap", blocks,
-                  ch17::gemm_cfg<c17::per_block_overlap>);
-    candidate_fp8(argc, argv, "17_per_block_persistent", blocks,
-                  ch17::gemm_cfg<c17::per_block_persistent>);
+    // The FP8 chapters (GEMM_TUNE_ONLY=fp8_): each chapter; 22 and 23 with and without clusters
+    // and the consumers' ordered issue (ORDERED).
+    candidate_fp8(argc, argv, "20_fp8_e4m3", "fp8_fast", ch20::gemm);
+    candidate_fp8(argc, argv, "21_fp8_promoted", "fp8", ch21::gemm);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster1", "fp8", ch22::gemm_cfg<1>);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster2", "fp8", ch22::gemm_cfg<2>);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster1_ordered", "fp8", ch22::gemm_cfg<1, true>);
+    candidate_fp8(argc, argv, "22_fp8_persistent_cluster2_ordered", "fp8", ch22::gemm_cfg<2, true>);
+    candidate_fp8(argc, argv, "23_fp8_block_scaled_cluster1", "fp8_block", ch23::gemm_cfg<1>);
+    candidate_fp8(argc, argv, "23_fp8_block_scaled_cluster2", "fp8_block", ch23::gemm_cfg<2>);
+    candidate_fp8(argc, argv, "23_fp8_block_scaled_cluster1_ordered", "fp8_block",
+                  ch23::gemm_cfg<1, true>);
 #else
     namespace c6 = ch06::configs;
     namespace c7 = ch07::configs;

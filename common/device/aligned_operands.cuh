@@ -4,9 +4,11 @@
 //   on), which needs every row 16-byte aligned: a 16-byte aligned base and ld % 8 == 0 (halves).
 //   An operand that misses it is first copied into a scratch buffer whose leading dimension is
 //   rounded up to a multiple of 8 (the padding is zero): one read and one write of the operand.
+//   The FP8 chapters (20 on) have one-byte elements: ld % 16 == 0 there (AlignedByteOperands).
 // - K == 0: C = beta * C, with no product (and a tensor map cannot have an empty dimension).
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -32,6 +34,18 @@ static __global__ void scale_kernel(int M, int N, float beta, float* C, int ldc)
     *p = beta == 0.0f ? 0.0f : beta * *p;
 }
 inline void scale_c(int M, int N, float beta, float* C, int ldc, cudaStream_t stream) {
+    const long long count = static_cast<long long>(M) * N;
+    scale_kernel<<<unsigned((count + 255) / 256), 256, 0, stream>>>(M, N, beta, C, ldc);
+    GEMM_CUDA_CHECK_LAUNCH();
+}
+// The same for the FP8 chapters' bf16 C (20 on).
+static __global__ void scale_kernel(int M, int N, float beta, __nv_bfloat16* C, int ldc) {
+    const long long i = blockIdx.x * 256LL + threadIdx.x;
+    if (i >= static_cast<long long>(M) * N) return;
+    __nv_bfloat16* p = C + (i / N) * ldc + i % N;
+    *p = __float2bfloat16(beta == 0.0f ? 0.0f : beta * __bfloat162float(*p));
+}
+inline void scale_c(int M, int N, float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream) {
     const long long count = static_cast<long long>(M) * N;
     scale_kernel<<<unsigned((count + 255) / 256), 256, 0, stream>>>(M, N, beta, C, ldc);
     GEMM_CUDA_CHECK_LAUNCH();
@@ -115,6 +129,65 @@ private:
                                                 count * sizeof(__half), scratch_pool(), stream_));
         const dim3 grid((ld_pad / 8 + 255) / 256, std::min(rows, 65535));
         pad_kernel<<<grid, 256, 0, stream_>>>(p, ld, scratch, ld_pad, rows, cols);
+        GEMM_CUDA_CHECK_LAUNCH();
+        return {scratch, ld_pad};
+    }
+};
+
+// ---- one-byte elements (the FP8 chapters, 20 on) ------------------------------------------------
+// The same copy for e4m3 codes, handled as bytes: a row starts on 16 bytes when the base does and
+// ld % 16 == 0; a thread writes 16 bytes of a row from 16 one-byte reads.
+static __global__ void pad_bytes_kernel(const unsigned char* src, int ld_src, unsigned char* dst,
+                                        int ld_dst, int rows, int cols) {
+    const int c0 = (static_cast<int>(blockIdx.x) * 256 + static_cast<int>(threadIdx.x)) * 16;
+    if (c0 >= ld_dst) return;
+    for (int r = static_cast<int>(blockIdx.y); r < rows; r += static_cast<int>(gridDim.y)) {
+        const unsigned char* s = src + static_cast<long long>(r) * ld_src;
+        __align__(16) unsigned char v[16];
+#pragma unroll
+        for (int e = 0; e < 16; ++e) v[e] = c0 + e < cols ? s[c0 + e] : 0;
+        *reinterpret_cast<uint4*>(dst + static_cast<long long>(r) * ld_dst + c0) =
+            *reinterpret_cast<const uint4*>(v);
+    }
+}
+
+struct ByteOperand {  // a row-major matrix of one-byte elements as the kernel reads it
+    const unsigned char* p;
+    int ld;
+};
+
+// A (M, K) and B (N, K) of one-byte elements (both K-major, as FP8 wgmma reads them): each itself
+// when its rows start on 16 bytes, else a padded copy made on `stream` from the same pool, freed in
+// the stream's order when this object goes out of scope (as AlignedOperands above).
+class AlignedByteOperands {
+public:
+    ByteOperand a, b;
+    AlignedByteOperands(const void* A, int lda, const void* B, int ldb, int M, int N, int K,
+                        cudaStream_t stream)
+        : stream_(stream) {
+        a = ready(static_cast<const unsigned char*>(A), M, K, lda, scratch_[0]);
+        b = ready(static_cast<const unsigned char*>(B), N, K, ldb, scratch_[1]);
+    }
+    ~AlignedByteOperands() {
+        for (unsigned char* p : scratch_)
+            if (p) GEMM_CUDA_CHECK(cudaFreeAsync(p, stream_));
+    }
+    AlignedByteOperands(const AlignedByteOperands&) = delete;
+    AlignedByteOperands& operator=(const AlignedByteOperands&) = delete;
+
+private:
+    cudaStream_t stream_;
+    unsigned char* scratch_[2] = {nullptr, nullptr};
+
+    ByteOperand ready(const unsigned char* p, int rows, int cols, int ld, unsigned char*& scratch) {
+        const bool aligned = reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 16 == 0;
+        if (aligned || rows == 0 || cols == 0) return {p, ld};  // 0: nothing read
+        const int ld_pad = (cols + 15) / 16 * 16;
+        const long long count = static_cast<long long>(rows) * ld_pad;
+        GEMM_CUDA_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&scratch), count,
+                                                scratch_pool(), stream_));
+        const dim3 grid((ld_pad / 16 + 255) / 256, std::min(rows, 65535));
+        pad_bytes_kernel<<<grid, 256, 0, stream_>>>(p, ld, scratch, ld_pad, rows, cols);
         GEMM_CUDA_CHECK_LAUNCH();
         return {scratch, ld_pad};
     }

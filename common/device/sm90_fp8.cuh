@@ -1,5 +1,6 @@
-// FP8 (e4m3) additions to sm90.cuh, taught in chapter 17: the e4m3 wgmma shapes, and the fence
-// that keeps the compiler from touching accumulators while a wgmma may still write them.
+// FP8 (e4m3) additions to sm90.cuh, taught in chapters 20-22: the e4m3 wgmma shapes, the fence
+// that keeps the compiler from touching accumulators while a wgmma may still write them, and a
+// named-barrier arrive.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,12 @@ namespace sm90 {
 // asynchronously are final; this orders the plain instructions that read them after the wait.
 __device__ inline void fence_operand(float& r) {
     asm volatile("" : "+f"(r)::"memory");
+}
+
+// Arrives on named barrier `id` (1..15) without waiting: with named_sync (sm90.cuh) on the other
+// side, one warpgroup hands a turn to another (chapter 22's ordered wgmma issue).
+__device__ inline void named_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 
 #define SM90_FP8_D8(i)                                                                          \

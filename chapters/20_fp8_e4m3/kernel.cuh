@@ -1,0 +1,155 @@
+// Chapter 20: FP8. e4m3 operands through chapter 14's warp-specialized pipeline, at 2x fp16's rate.
+// Builds on: 14_warp_specialized
+// Contract: C (M x N, bf16) = alpha * (sa A) (sb B)^T + beta * C. A is M x K, B is N x K: both
+// K-major, the only layout FP8 wgmma reads. sa, sb: one float each (per-tensor scales).
+// New vs chapter 14: one byte per element, so BK = 128 is the 128-byte swizzle row and one wgmma
+// m64n256k32 covers 32 of K; B is copied N x K like A; the scales join alpha in the epilogue; C is
+// bf16. The wgmmas add into acc in the tensor cores' own short adders: NOT promoted to fp32, so
+// long sums of positive terms drift (README: 37% off at K = 32768). Not the default: chapter 21.
+// Napkin math (4096^3): 137 GFLOP, 69 us at the 1979 TFLOP/s dense FP8 peak; L2 -> SM bytes
+// M N K (1/BM + 1/BN) x 1 byte = 0.8 GB, half of chapter 14's 1.6 GB at the same tile.
+// Preconditions: compute capability 9.0 (sm_90a). TMA needs 16-byte aligned rows of A and B
+// (common/device/aligned_operands.cuh pads them otherwise); K == 0 is C = beta * C.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda_check.cuh"
+#include "device/aligned_operands.cuh"
+#include "device/sm90.cuh"
+#include "device/sm90_fp8.cuh"  // the e4m3 wgmma shapes (this chapter)
+#include "device/wgmma_epilogue.cuh"
+
+namespace ch20 {
+
+using namespace sm90;
+
+constexpr int BM = 128, BN = 256, BK = 128;  // block tile; BK bytes = one 128-byte swizzle row
+constexpr int STAGES = 4;                    // tiles in flight
+constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows of the tile each
+constexpr int WG = 128;                      // threads per warpgroup
+constexpr int THREADS = WG * (1 + CONSUMERS);
+constexpr int WGMMA_M = 64, WGMMA_K = 32;            // one wgmma: (64, 32) x (BN, 32)^T
+constexpr int GROUP_M = 8;                           // block rows walked together, for L2 reuse
+constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage
+constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
+constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the tiles to 1024 bytes
+constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128 threads
+static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows of the tile");
+static_assert(BK == 128, "a K-row of A or B is one 128-byte swizzle row");
+static_assert(BN == 256 && BK % WGMMA_K == 0, "one m64n256k32 per 32-deep step");
+
+static __global__ void __launch_bounds__(THREADS, 1)
+    fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+               int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
+               float beta, __nv_bfloat16* C, int ldc, bool vec_c) {
+    extern __shared__ unsigned char smem_raw[];
+    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
+    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
+    unsigned char* smem = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    unsigned char* As = smem;                   // (STAGES, BM, BK) e4m3, swizzled
+    unsigned char* Bs = As + STAGES * A_STAGE;  // (STAGES, BN, BK) e4m3, swizzled
+    __shared__ uint64_t full[STAGES];           // stage s holds tile kt: its copies have landed
+    __shared__ uint64_t empty[STAGES];          // stage s may be refilled: its readers are done
+
+    const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int group = blockIdx.x / (GROUP_M * tiles_n);
+    const int in_group = blockIdx.x % (GROUP_M * tiles_n);
+    const int group_rows = min(tiles_m - group * GROUP_M, GROUP_M);
+    const int m0 = (group * GROUP_M + in_group % group_rows) * BM;  // first row of the block tile
+    const int n0 = (in_group / group_rows) * BN;                    // first column
+    const int KT = (K + BK - 1) / BK;                               // k-tiles
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], 1);               // the producer's arrive (+ the TMA bytes)
+            mbar_init(&empty[s], CONSUMERS * 4);  // one arrive per consumer warp
+        }
+        fence_barrier_init();  // the copy engine (the async proxy) sees them initialised
+    }
+    __syncthreads();  // the barriers exist before anyone waits on them
+
+    // Copies tile kt into stage kt % STAGES (one thread calls it), once every consumer warp is done
+    // with the tile the stage held before.
+    auto load = [&](int kt) {
+        const int s = kt % STAGES;
+        // The stage's previous tile (kt - STAGES) must have been consumed; its phase is the
+        // (kt / STAGES - 1)-th completion of empty[s].
+        if (kt >= STAGES) mbar_wait(&empty[s], (kt / STAGES - 1) & 1);
+        mbar_arrive_expect_tx(&full[s], STAGE_BYTES);               // whole boxes: zeros count too
+        tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (BM, BK) of A
+        tma_load(Bs + s * B_STAGE, &map_b, kt * BK, n0, &full[s]);  // (BN, BK) of B, K-major too
+    };
+    if (wg == 0) {             // the producer: one thread copies every tile, up to STAGES ahead
+        setmaxnreg_dec<40>();  // it needs few registers: give them to the consumers
+        if (tid == 0)
+            for (int kt = 0; kt < KT; ++kt) load(kt);
+        return;  // the copies in flight land all the same: the consumers keep the block alive
+    }
+    setmaxnreg_inc<232>();  // the consumers: 128 accumulators each, and the producer's registers
+
+    float d[ACC];  // (64, BN) of C: this warpgroup's rows, in wgmma's register layout
+#pragma unroll
+    for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+    const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
+
+    for (int kt = 0; kt < KT; ++kt) {
+        const int s = kt % STAGES;
+        mbar_wait(&full[s], (kt / STAGES) & 1);                 // tile kt has landed in stage s
+        const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
+        const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+        wgmma_fence();  // the accumulators were written by ordinary instructions before
+        // BEGIN SOLUTION: four wgmmas over the stage's 128-deep tile, from descriptors of As, Bs
+#pragma unroll
+        for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
+            // A and B alike: rows of 128 bytes, 8-row groups 1024 bytes apart (SBO); a 32-deep
+            // step is 32 bytes further along the (swizzled) row. The tensor cores add the products
+            // into d themselves, in their own short adders (the README's accuracy section).
+            wgmma_m64n256k32_e4m3(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                  smem_desc(b + kk * WGMMA_K, 16, 1024), 1);
+        }
+        // END SOLUTION
+        wgmma_commit();
+        wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
+        if (tid % 32 == 0) mbar_arrive(&empty[s]);  // the producer may refill it
+    }
+#pragma unroll
+    for (int i = 0; i < ACC; ++i) fence_operand(d[i]);  // read only after the last wait
+
+    // Epilogue: this warp's 16 rows of the warpgroup's 64, straight from the accumulators; the
+    // per-tensor scales factor out of the sum, so they multiply once here, with alpha.
+    const int warp = tid / 32, lane = tid % 32;
+    const float scale = alpha * __ldg(scale_a) * __ldg(scale_b);
+    store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, scale, beta,
+               m0 + BM <= M && n0 + BN <= N && vec_c);
+}
+
+inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
+                 const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
+                 float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
+    if (M == 0 || N == 0) return;                            // nothing to write
+    if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
+    static const bool opted_in = [] {  // more than 48 KB of shared memory must be asked for
+        GEMM_CUDA_CHECK(cudaFuncSetAttribute(
+            fp8_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+        return true;
+    }();
+    (void)opted_in;
+    // A and B themselves, or padded copies where a row does not start on 16 bytes.
+    const AlignedByteOperands ops(A, lda, B, ldb, M, N, K, stream);
+    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, BM, BK);  // boxes (128, 128) of A
+    const CUtensorMap map_b = make_map(ops.b.p, N, K, ops.b.ld, BN, BK);  // boxes (256, 128) of B
+    const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 4 == 0;
+    const int blocks = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    fp8_kernel<<<blocks, THREADS, SMEM_BYTES, stream>>>(map_a, map_b, M, N, K, alpha, scale_a,
+                                                        scale_b, beta, C, ldc, vec_c);
+    GEMM_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace ch20
