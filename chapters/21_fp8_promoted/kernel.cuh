@@ -19,7 +19,7 @@
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
 #include "device/sm90.cuh"
-#include "device/sm90_fp8.cuh"  // the e4m3 wgmma shapes (this chapter)
+#include "device/ch20_fp8_e4m3.cuh"  // the e4m3 wgmma shapes (chapter 20)
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch21 {

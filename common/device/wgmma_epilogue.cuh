@@ -9,7 +9,7 @@
 
 namespace sm90 {
 
-// C's element: fp32 (chapters 12-16) or bf16 (chapter 17's FP8). Pairs of adjacent columns are
+// C's element: fp32 (chapters 12-16) or bf16 (the FP8 chapters, 20-23). Pairs of adjacent columns are
 // read and written as one 8- or 4-byte access; single elements at the matrix's edges.
 __device__ inline float2 load_pair(const float* p) { return *reinterpret_cast<const float2*>(p); }
 __device__ inline float2 load_pair(const __nv_bfloat16* p) {
