@@ -1,6 +1,6 @@
-// FP8 (e4m3) additions to sm90.cuh, taught in chapter 20 and used by 21-23: the e4m3 wgmma shapes, the fence
-// that keeps the compiler from touching accumulators while a wgmma may still write them, and a
-// named-barrier arrive.
+// FP8 (e4m3) additions to sm90.cuh, taught in chapter 20 and used by 21-23: the e4m3 wgmma
+// shapes, the fence that keeps the compiler from touching accumulators while a wgmma may still
+// write them, and a named-barrier arrive.
 #pragma once
 
 #include <cstdint>
