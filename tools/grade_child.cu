@@ -8,23 +8,117 @@
 //
 // Build flags (tools/grade.py sets them): for a GPU chapter GRADE_GPU, plus GRADE_HALF when its
 // inputs are fp16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the GPU ones.
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#ifdef GRADE_GPU
+#include <dlfcn.h>
+#endif
 
 #include "grade_entry.hpp"
 #include "remote_protocol.hpp"
 
 #ifdef GRADE_GPU
-#include <cstdio>
-
 #include "gpu_timing.cuh"  // DeviceBuffer, upload
 #endif
 
 namespace {
+
+// ---- the lock-down: no new program, no new executable memory -----------------------------------
+// A seccomp filter (classic BPF over the system call's number and arguments) that refuses execve
+// and execveat, every mapping or protection change that asks for PROT_EXEC, and personality
+// changes (READ_IMPLIES_EXEC would make every later mapping executable). It is installed by a
+// constructor of priority 101, before any constructor of the submission's translation unit
+// (tools/grade.py refuses an object file with an earlier one: .preinit_array, .init, prioritized
+// .init_array or .ctors, IFUNC resolvers), so that no code of the submission runs without it.
+#if defined(__x86_64__)
+constexpr std::uint32_t kAuditArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr std::uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
+#endif
+
+void lock_down() {
+#if defined(__x86_64__) || defined(__aarch64__)
+    constexpr std::uint32_t kNr = offsetof(seccomp_data, nr), kArch = offsetof(seccomp_data, arch);
+    constexpr std::uint32_t kArg0 = offsetof(seccomp_data, args[0]),  // low 32 bits: little endian
+        kArg2 = offsetof(seccomp_data, args[2]);
+    constexpr std::uint32_t kAllow = SECCOMP_RET_ALLOW, kDeny = SECCOMP_RET_ERRNO | EPERM,
+                            kKill = SECCOMP_RET_KILL_PROCESS;
+    // Jump offsets count instructions after the jump: the program's tail is [deny], [prot], [allow].
+    sock_filter prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kArch),  // 0: another ABI (i386 on x86-64): kill
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kAuditArch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, kKill),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kNr),  // 3
+#if defined(__x86_64__)
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 10, 0),  // 4: x32 system calls: deny
+#else
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x7fffffffu, 10, 0),  // 4: (never)
+#endif
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 9, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 8, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_shmat, 7, 0),  // SHM_EXEC: deny it all
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 7, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mprotect, 6, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pkey_mprotect, 5, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 1, 0),  // 11
+        BPF_STMT(BPF_RET | BPF_K, kAllow),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kArg0),  // 13: personality(0xffffffff) only asks
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 4, 0),
+        BPF_STMT(BPF_RET | BPF_K, kDeny),           // 15: deny
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kArg2),  // 16: mmap, mprotect: the protection
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, kDeny),
+        BPF_STMT(BPF_RET | BPF_K, kAllow),  // 19
+    };
+    const sock_fprog fprog{static_cast<unsigned short>(sizeof prog / sizeof prog[0]), prog};
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        ::syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) != 0) {
+        std::perror("grade child: the seccomp filter could not be installed");
+        std::_Exit(6);
+    }
+#else
+#error "tools/grade_child.cu: the seccomp filter knows x86-64 and AArch64 only"
+#endif
+}
+
+#ifdef GRADE_GPU
+// What the driver maps before the lock-down: libcuda (which the static CUDA runtime would dlopen
+// on its first call) and the primary context of the first visible device, so that the driver has
+// loaded what it needs before no new executable memory can be mapped.
+void start_driver() {
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!cuda) return;  // the runtime says why at its first call
+    using Init = int (*)(unsigned);
+    using DeviceGet = int (*)(int*, int);
+    using Retain = int (*)(void**, int);
+    const auto init = reinterpret_cast<Init>(::dlsym(cuda, "cuInit"));
+    const auto get = reinterpret_cast<DeviceGet>(::dlsym(cuda, "cuDeviceGet"));
+    const auto retain = reinterpret_cast<Retain>(::dlsym(cuda, "cuDevicePrimaryCtxRetain"));
+    int device = 0;
+    void* context = nullptr;
+    if (init && get && retain && init(0) == 0 && get(&device, 0) == 0) retain(&context, device);
+}
+#endif
+
+__attribute__((constructor(101))) void before_the_submission() {
+#ifdef GRADE_GPU
+    start_driver();
+#endif
+    lock_down();
+}
 
 namespace rp = gemm::remote;
 
