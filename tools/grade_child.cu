@@ -13,9 +13,11 @@
 #include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -114,6 +116,10 @@ void start_driver() {
 #endif
 
 __attribute__((constructor(101))) void before_the_submission() {
+#ifdef GRADE_NPROC  // tools/grade.py's limit on the processes and threads of the sandbox's user
+    const rlimit procs{GRADE_NPROC, GRADE_NPROC};
+    ::setrlimit(RLIMIT_NPROC, &procs);
+#endif
 #ifdef GRADE_GPU
     start_driver();
 #endif
