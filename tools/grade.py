@@ -30,6 +30,7 @@ fails the grade, 2 for a bad command line or a missing sandbox (found before any
 Environment: GEMM_GRADE_BWRAP, the bubblewrap program (default: bwrap on PATH).
 """
 import argparse
+import concurrent.futures
 import csv
 import functools
 import glob
@@ -45,7 +46,9 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chapters as chapter_list  # noqa: E402  (tools/chapters.py: the one list of chapters)
@@ -781,8 +784,10 @@ def make_folder(path):
                 "the same --out again\n")
 
 
-def grade_one(chapter, sub, work, scratch, args, extra, allowed, limits):
-    """Grades one submission into `work`; returns (report, error)."""
+def build_one(chapter, sub, work, scratch, allowed, built):
+    """Reads, scans and compiles one submission into `work` and `scratch`; returns (child, None)
+    or (None, why). `built` maps a kernel file's text to the child already built from it in this
+    run (a copy of the same file is compiled once)."""
     if sub.refused:
         return None, sub.refused
     path, root = sub.kernel, sub.root
@@ -806,13 +811,30 @@ def grade_one(chapter, sub, work, scratch, args, extra, allowed, limits):
     why = scan(text, allowed)
     if why:
         return None, "rejected: the kernel file " + why
-    build = os.path.join(scratch, "build")
-    child, error = chapter.compile(text, build)
+    key = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    with built["lock"]:
+        entry = built.get(key)
+        first = entry is None
+        if first:
+            entry = built[key] = {"done": threading.Event()}
+    if first:
+        entry["build"] = os.path.join(scratch, "build")
+        try:
+            entry["child"], entry["error"] = chapter.compile(text, entry["build"])
+        finally:
+            entry["done"].set()
+    entry["done"].wait()  # the same file again: the same child, its evidence copied
+    if "child" not in entry:
+        raise RuntimeError("the build of an identical kernel file failed")
+    child, error, build = entry["child"], entry["error"], entry["build"]
     for keep in ("compile.log", "deps.txt"):
         if os.path.exists(os.path.join(build, keep)):
             shutil.copy(os.path.join(build, keep), work)
-    if not child:
-        return None, error
+    return child, error
+
+
+def grade_one(chapter, child, work, scratch, args, extra, limits):
+    """Grades one built child into `work`; returns (report, error)."""
     cgroup = None
     if limits["cgroup"]:  # memory.max for everything the child starts
         cgroup = tempfile.mkdtemp(prefix="gemm-grade-", dir=limits["cgroup"])
@@ -958,25 +980,46 @@ def main():
         chapter = Chapter(c, kname, args.build, sandbox, tmp, args.compile_limit)
         allowed = chapter.allowed_includes
 
-        def grade_into(i, sub):
-            work = os.path.join(out, sub.out)
-            make_folder(work)
-            scratch = os.path.join(tmp, f"s{i}")
-            os.makedirs(scratch)
-            try:
-                return grade_one(chapter, sub, work, scratch, args, extra, allowed, limits)
-            except Exception as e:  # grade.py's own failure costs this row only, and says so
-                import traceback
-                traceback.print_exc()
-                return None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
-            finally:
-                shutil.rmtree(scratch, ignore_errors=True)
-
-        ref_gflops = None
+        # First every submission is built, as many at a time as there are cores (no grade runs
+        # meanwhile: compiling would slow the timed runs down), then each is graded in turn.
+        ref = None
         if args.perf_target is None:
             ref = Sub(REFERENCE, kernel=os.path.join(ROOT, "chapters", ch, kname))
             ref.out = REFERENCE
-            report, error = grade_into(0, ref)
+        todo = ([ref] if ref else []) + subs
+        lock = threading.Lock()
+        built, children = {"lock": lock}, {}
+
+        def build(i):
+            sub = todo[i]
+            work = os.path.join(out, sub.out)
+            scratch = os.path.join(tmp, f"s{i}")
+            try:
+                with lock:
+                    make_folder(work)
+                    os.makedirs(scratch)
+                children[i] = build_one(chapter, sub, work, scratch, allowed, built)
+            except Exception as e:  # grade.py's own failure costs this row only, and says so
+                traceback.print_exc()
+                children[i] = None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(build, range(len(todo))))
+
+        def grade_into(i):
+            child, error = children[i]
+            if not child:
+                return None, error
+            scratch = os.path.join(tmp, f"s{i}")
+            try:
+                return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits)
+            except Exception as e:
+                traceback.print_exc()
+                return None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
+
+        ref_gflops = None
+        if ref:
+            report, error = grade_into(0)
             bench = (report or {}).get("benchmark") or [{}]
             ref_gflops = bench[0].get("gflops", 0.0)
             if error or not (report and report["pass"]) or not ref_gflops:
@@ -988,7 +1031,11 @@ def main():
 
         rows = []
         for i, sub in enumerate(subs, 1):
-            report, error = grade_into(i, sub)
+            at = i if ref else i - 1
+            report, error = grade_into(at)
+            child = children[at][0]
+            if child and all(children[j][0] != child for j in range(at + 1, len(todo))):
+                shutil.rmtree(os.path.dirname(os.path.dirname(child)), ignore_errors=True)
             bench = (report or {}).get("benchmark") or [{}]
             gflops = bench[0].get("gflops", 0.0)
             row = {"submission": shown(sub.name),
