@@ -38,9 +38,9 @@ grade_py = os.path.join(root, "tools", "grade.py")
 SEED = 918273645  # distinctive: it must appear in nothing a student sees
 MARKER = "GEMM_GRADE_MARKER_" + secrets.token_hex(8)  # in the grader's environment: never the child's
 failures = []
-# One thread each: a shared machine's spare core makes timings less noisy, and the spinning
-# attack below then has cores to take from the yardstick.
-ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", GEMM_GRADE_SECRET=MARKER,
+# The kernels on one thread (a shared machine's spare core makes their timings less noisy), the
+# yardstick on every core: the spinning attack below has them to take from it.
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS=str(os.cpu_count() or 1), GEMM_GRADE_SECRET=MARKER,
            LD_LIBRARY_PATH=os.pathsep.join([os.path.abspath(root), os.path.join(os.path.abspath(root), "common")]))
 
 if gpu:  # no GPU: the chapter binary says so with exit 77
