@@ -85,13 +85,16 @@ std::vector<pid_t> process_tree(pid_t root) {
 }
 
 // One timed batch's C, checked where the grade fetched it: rows [first, first + rows/ldc) of the
-// product of A and B with its rows permuted by `perm` (rp::permute_row). Every element is
-// scanned (NaN: never written; padding: must keep its sentinel) and up to 256 are recomputed.
+// product of A and B with its K index permuted by `perm` (rp::permute_k; FP8's B is N x K). Every
+// element is scanned (NaN: never written; padding: must keep the initial C's sentinel) and up to
+// 256 are recomputed.
 CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& perm, int first,
                        const std::vector<float>& rows, std::mt19937_64& rng) {
     const Problem& p = hp.p;
     const int N = p.shape.N, K = p.shape.K, ldc = p.ldc;
     const int count = int(rows.size() / std::size_t(ldc));
+    const bool fp8 = is_fp8(p.precision);
+    const float sentinel = padding_sentinel(p.precision);
     CheckResult r;
     r.mode = "sample";
     auto bad = [&](int i, int j, double expected, double got, double tol, const char* why) {
@@ -105,8 +108,8 @@ CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& 
         for (int j = 0; j < ldc; ++j) {
             const float g = rows[std::size_t(i) * ldc + j];
             if (j >= N) {
-                if (std::memcmp(&g, &kPaddingSentinel, sizeof g) != 0)
-                    bad(i, j, kPaddingSentinel, g, 0.0, "padding written (column >= N)");
+                if (std::memcmp(&g, &sentinel, sizeof g) != 0)
+                    bad(i, j, sentinel, g, 0.0, "padding written (column >= N)");
             } else if (!std::isfinite(g)) {
                 bad(i, j, 0.0, g, 0.0,
                     std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
@@ -125,15 +128,17 @@ CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& 
         const std::size_t row = std::size_t(first + i);
         double acc = 0.0, sc = 0.0;
         for (int k = 0; k < K; ++k) {
-            const double ab =
-                double(hp.A[row * p.lda + k]) * double(hp.B[std::size_t(perm[k]) * p.ldb + j]);
+            const double b = fp8 ? double(hp.B[std::size_t(j) * p.ldb + perm[k]])
+                                 : double(hp.B[std::size_t(perm[k]) * p.ldb + j]);
+            const double ab = double(hp.A[row * p.lda + k]) * b;
             acc += ab;
             sc += std::fabs(ab);
         }
         const double c = p.beta == 0.0f ? 0.0 : double(hp.C0[row * ldc + j]);
         const double e = double(p.alpha) * acc + double(p.beta) * c;
         const double scale = std::fabs(double(p.alpha)) * sc + std::fabs(double(p.beta) * c);
-        const double err = std::fabs(double(g) - e), tol = tolerance(p.precision, K, scale);
+        const double err = std::fabs(double(g) - e),
+                     tol = tolerance(p.precision, K, scale) + output_tolerance(p.precision, e);
         r.max_abs_err = std::max(r.max_abs_err, err);
         if (scale > 0) r.max_rel_err = std::max(r.max_rel_err, err / scale);
         if (err > tol) bad(i, j, e, g, tol, "out of tolerance");
@@ -171,12 +176,33 @@ public:
         hp_ = &hp;
         const Problem& p = hp.p;
         const std::vector<float> C0 = initial_C(hp);
-        rp::LoadHeader h{p.shape.M,     p.shape.N, p.shape.K, p.lda,       p.ldb,       p.ldc,
-                         p.view_offset, p.alpha,   p.beta,    hp.A.size(), hp.B.size(), C0.size()};
+        const bool fp8 = is_fp8(p.precision);  // the e4m3 codes and their scales, not the values
+        rp::LoadHeader h{p.shape.M,
+                         p.shape.N,
+                         p.shape.K,
+                         p.lda,
+                         p.ldb,
+                         p.ldc,
+                         p.view_offset,
+                         p.alpha,
+                         p.beta,
+                         fp8 ? hp.A8.size() : hp.A.size(),
+                         fp8 ? hp.B8.size() : hp.B.size(),
+                         C0.size(),
+                         fp8 ? 1u : 0u,
+                         fp8 ? hp.scale_a.size() : 0,
+                         fp8 ? hp.scale_b.size() : 0};
         send(rp::Op::Load);
         put(&h, sizeof h);
-        put(hp.A.data(), hp.A.size() * sizeof(float));
-        put(hp.B.data(), hp.B.size() * sizeof(float));
+        if (fp8) {
+            put(hp.A8.data(), hp.A8.size());
+            put(hp.B8.data(), hp.B8.size());
+            put(hp.scale_a.data(), hp.scale_a.size() * sizeof(float));
+            put(hp.scale_b.data(), hp.scale_b.size() * sizeof(float));
+        } else {
+            put(hp.A.data(), hp.A.size() * sizeof(float));
+            put(hp.B.data(), hp.B.size() * sizeof(float));
+        }
         put(C0.data(), C0.size() * sizeof(float));
         n_c_ = C0.size();
     }
@@ -290,8 +316,8 @@ private:
                      "run ended (it changed after the run was timed)");
             std::vector<std::uint32_t> perm(std::size_t(p.shape.K));
             for (int k = 0; k < p.shape.K; ++k)
-                perm[std::size_t(k)] =
-                    rp::permute_row(std::uint32_t(k), std::uint32_t(p.shape.K), keys.perm);
+                perm[std::size_t(k)] = rp::permute_k(std::uint32_t(k), std::uint32_t(p.shape.K),
+                                                     keys.perm, is_fp8(p.precision));
             const CheckResult check = check_rows(*hp_, perm, first, rows, samples_);
             if (!check.pass) fail(where + ": C is wrong: " + blind_summary(check));
         }

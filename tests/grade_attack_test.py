@@ -10,6 +10,7 @@ Usage: grade_attack_test.py SOURCE_ROOT BUILD_ROOT CHAPTER
 Exit: 0 pass, 1 fail, 77 skipped (a GPU chapter without a usable GPU, GEMM_REQUIRE_GPU unset).
 A machine without a working bubblewrap fails: grading refuses there (docs/assignments.md).
 """
+import concurrent.futures
 import csv
 import json
 import os
@@ -623,12 +624,12 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
     if os.path.exists(csv_path) and "daemon,15,15,True,1e9" in open(csv_path).read():
         failures.append("the daemon's forged row reached class.csv")
 
-    # --- the output folder ----------------------------------------------------------------------------
+    # --- the command line: all of these at once (none of them times anything) ---------------------
     def grade_cli(*extra, env=None):
         extra = list(extra)
         at = extra.index("--") if "--" in extra else len(extra)
         return subprocess.run([sys.executable, grade_py, chapter] + extra[:at] + ["--build", build] + extra[at:],
-                              capture_output=True, text=True, timeout=3000, env=env)
+                              capture_output=True, text=True, timeout=3000, env=env or ENV)
 
     one = os.path.join(tmp, "one")
     os.makedirs(os.path.join(one, "alice"))
@@ -637,62 +638,57 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
     before = sorted(os.listdir(os.path.join(one, "alice")))
     afile = os.path.join(tmp, "a_file")
     open(afile, "w").close()
-    for label, out_arg in (("equals the submission", one), ("lies inside it", os.path.join(one, "alice")),
-                           ("contains it", tmp), ("is a file", afile)):
-        q = grade_cli(one, "--out", out_arg)
-        if q.returncode != 2 or "error" not in q.stderr or "Traceback" in q.stderr:
-            failures.append(f"--out that {label}: exit {q.returncode} (expected 2 with a message): {q.stderr[-500:]}")
-    if sorted(os.listdir(os.path.join(one, "alice"))) != before or not os.path.isfile(os.path.join(one, "alice", kname)):
-        failures.append(f"grading touched the submission: {os.listdir(os.path.join(one, 'alice'))}")
     foreign = os.path.join(tmp, "foreign")
     os.makedirs(os.path.join(foreign, "alice"))
     open(os.path.join(foreign, "alice", "notes.txt"), "w").write("mine")
-    q = grade_cli(one, "--out", foreign)
-    if q.returncode != 2 or not os.path.exists(os.path.join(foreign, "alice", "notes.txt")):
-        failures.append(f"an --out whose alice/ grade.py did not make: exit {q.returncode}, "
-                        f"{os.listdir(os.path.join(foreign, 'alice'))}: {q.stderr[-300:]}")
-
-    # --- every option is checked before anything is built: exit 2 with a message ------------------
+    killed = os.path.join(tmp, "killed")
+    unsafe = os.path.join(tmp, "unsandboxed")
+    nothing = os.path.join(tmp, "never")
+    # The output folder: never a submission, never around one, never a folder grade.py did not make.
+    jobs = {f"--out that {label}": ((one, "--out", out_arg), None)
+            for label, out_arg in (("equals the submission", one), ("lies inside it", os.path.join(one, "alice")),
+                                   ("contains it", tmp), ("is a file", afile), ("holds a foreign alice/", foreign))}
+    # Every option is checked before anything is built: exit 2 with a message.
     bad = [["--seed", "9223372036854775808"], ["--seed", "-1"], ["--seed", "12x"], ["--timeout", "0"],
            ["--time-limit", "-1"], ["--compile-limit", "0"], ["--perf-target", "nan"], ["--perf-target", "0"],
            ["--perf-target", "inf"], ["--correct-points", "nan", "--gradescope"], ["--perf-points", "-5"],
            ["--correct-points", "0", "--perf-points", "0"], ["--", "--sizes", "abc"], ["--", "--reps", "0"],
            ["--", "--sizes", "100000000"], ["--", "--seed", "5"], ["--", "--out", "x"], ["--", "--device", "1"],
            ["--", "--no-such-option"]]
-    for args in bad:
-        nothing = os.path.join(tmp, "never")
-        q = grade_cli(one, "--out", nothing, *args)
-        if q.returncode != 2 or "error" not in q.stderr or "Traceback" in q.stderr or os.path.exists(nothing):
-            failures.append(f"{' '.join(args)}: exit {q.returncode}, expected 2 with a message before anything "
-                            f"is made: {q.stderr[-500:]}")
-
-    # --- a grade that is killed gives no grade; --unsandboxed says so everywhere (both at once) ----
-    killed = os.path.join(tmp, "killed")
-    unsafe = os.path.join(tmp, "unsandboxed")
-
-    def start(*extra):
-        extra = list(extra)
-        at = extra.index("--") if "--" in extra else len(extra)
-        return subprocess.Popen([sys.executable, grade_py, chapter] + extra[:at] + ["--build", build] + extra[at:],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-
-    runs = [start(one, "--out", killed, "--time-limit", "1", "--perf-target", "50", "--", "--sizes",
-                  "8192" if gpu else "1024", "--reps", "50"),  # seconds of work at least
-            start(one, "--out", unsafe, "--unsandboxed", "--gradescope", "--perf-target", "50", "--", *SIZES)]
-    (k_out, k_err), (u_out, u_err) = [r.communicate(timeout=1200) for r in runs]
-    rows_k = list(csv.DictReader(open(os.path.join(killed, "class.csv")))) if runs[0].returncode == 0 else []
-    if not rows_k or rows_k[0]["pass"] != "False" or "time limit" not in rows_k[0]["error"] or \
-            os.path.exists(os.path.join(killed, "alice", ch + ".grade.json")):
-        failures.append(f"a grade killed at its time limit: exit {runs[0].returncode}, rows {rows_k}, {k_err[-500:]}")
-    rows_u = list(csv.DictReader(open(os.path.join(unsafe, "class.csv")))) if runs[1].returncode == 0 else []
-    if runs[1].returncode != 0 or not rows_u or rows_u[0]["pass"] != "True" or rows_u[0]["sandboxed"] != "False" or \
-            "UNSANDBOXED" not in u_out or \
-            "UNSANDBOXED" not in json.load(open(os.path.join(unsafe, "alice", "results.json")))["output"]:
-        failures.append(f"--unsandboxed: exit {runs[1].returncode}, rows {rows_u}, stdout {u_out[-800:]} {u_err[-800:]}")
-    # No sandbox: refused, unless asked for.
-    q = grade_cli(one, "--out", os.path.join(tmp, "nosandbox"), env=dict(ENV, GEMM_GRADE_BWRAP="/nonexistent/bwrap"))
+    jobs.update({" ".join(args): ((one, "--out", nothing, *args), None) for args in bad})
+    # No sandbox: refused, unless asked for; asked for, every output says so. A grade killed at its
+    # time limit gives no grade.
+    jobs["no sandbox"] = ((one, "--out", os.path.join(tmp, "nosandbox")),
+                          dict(ENV, GEMM_GRADE_BWRAP="/nonexistent/bwrap"))
+    jobs["killed"] = ((one, "--out", killed, "--time-limit", "1", "--perf-target", "50", "--", "--sizes",
+                       "8192" if gpu else "1024", "--reps", "50"), None)  # seconds of work at least
+    jobs["unsandboxed"] = ((one, "--out", unsafe, "--unsandboxed", "--gradescope", "--perf-target", "50", "--",
+                            *SIZES), None)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        done = dict(zip(jobs, pool.map(lambda job: grade_cli(*job[0], env=job[1]), jobs.values())))
+    for label, q in done.items():
+        if label.startswith("--out that") or label in (" ".join(args) for args in bad):
+            if q.returncode != 2 or "error" not in q.stderr or "Traceback" in q.stderr or os.path.exists(nothing):
+                failures.append(f"{label}: exit {q.returncode}, expected 2 with a message before anything is "
+                                f"made: {q.stderr[-500:]}")
+    if sorted(os.listdir(os.path.join(one, "alice"))) != before or not os.path.isfile(os.path.join(one, "alice", kname)):
+        failures.append(f"grading touched the submission: {os.listdir(os.path.join(one, 'alice'))}")
+    if os.listdir(os.path.join(foreign, "alice")) != ["notes.txt"]:
+        failures.append(f"grade.py wrote into an alice/ it did not make: {os.listdir(os.path.join(foreign, 'alice'))}")
+    q = done["no sandbox"]
     if q.returncode != 2 or "--unsandboxed" not in q.stderr:
         failures.append(f"no sandbox: exit {q.returncode}, expected 2 naming --unsandboxed: {q.stderr[-500:]}")
+    q = done["killed"]
+    rows_k = list(csv.DictReader(open(os.path.join(killed, "class.csv")))) if q.returncode == 0 else []
+    if not rows_k or rows_k[0]["pass"] != "False" or "time limit" not in rows_k[0]["error"] or \
+            os.path.exists(os.path.join(killed, "alice", ch + ".grade.json")):
+        failures.append(f"a grade killed at its time limit: exit {q.returncode}, rows {rows_k}, {q.stderr[-500:]}")
+    q = done["unsandboxed"]
+    rows_u = list(csv.DictReader(open(os.path.join(unsafe, "class.csv")))) if q.returncode == 0 else []
+    if q.returncode != 0 or not rows_u or rows_u[0]["pass"] != "True" or rows_u[0]["sandboxed"] != "False" or \
+            "UNSANDBOXED" not in q.stdout or \
+            "UNSANDBOXED" not in json.load(open(os.path.join(unsafe, "alice", "results.json")))["output"]:
+        failures.append(f"--unsandboxed: exit {q.returncode}, rows {rows_u}, stdout {q.stdout[-800:]} {q.stderr[-800:]}")
 
     # --- speed: the same kernel in process and through the sandboxed child --------------------------
     # The solution graded through the sandboxed child twice, and run by the chapter binary itself

@@ -476,8 +476,9 @@ class Chapter:
                 arch = ["-gencode=arch=compute_%s,code=sm_%s" % (a, a) for a in gpu_archs(build)]
             self.cc = [nvcc, "-std=c++17", "-O3", "--expt-relaxed-constexpr", "-DGRADE_GPU"] + arch + \
                 ["-Xcompiler", "-fdiagnostics-color=never,-fno-diagnostics-show-caret"]
-            if c.precision == "fp16":  # the chapter list says what A and B hold
-                self.cc.append("-DGRADE_HALF")
+            # The chapter list says what A, B and C hold: fp32, fp16 (A and B), or FP8 (e4m3 A and
+            # B with scales, bf16 C).
+            self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(c.precision, [])
             self.flags = ["-Xcompiler", "-fno-gnu-unique"]
             self.link = [nvcc, "--cudart", "static"] + arch
         self.kernel_flags = self.flags + ns + ["-I", "/build/include"]
@@ -491,8 +492,11 @@ class Chapter:
             shutil.copy(path, os.path.join(self.main, name))
         shutil.copy(os.path.join(ROOT, "tools", "grade_child.cu"), self.main)
         with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own
-            f.write('#include "grade_entry.hpp"\nextern "C" void grade_gemm(int, int, int, float, const GradeIn*, '
-                    'int, const GradeIn*, int, float, float*, int' + (", cudaStream_t" if self.gpu else "") + ") {}\n")
+            args = ("int, int, int, float, const __nv_fp8_e4m3*, int, const __nv_fp8_e4m3*, int, const float*, "
+                    "const float*, float, __nv_bfloat16*, int, cudaStream_t" if c.precision == "fp8" else
+                    "int, int, int, float, const GradeIn*, int, const GradeIn*, int, float, float*, int" +
+                    (", cudaStream_t" if self.gpu else ""))
+            f.write(f'#include "grade_entry.hpp"\nextern "C" void grade_gemm({args}) {{}}\n')
         sandbox.own(self.main)
         log = os.path.join(self.main, "compile.log")
         steps = [self.cc + self.flags + [f"-DGRADE_NPROC={self.nproc}", "-I", "/main", "-c",

@@ -6,8 +6,9 @@
 // clock: what it prints goes to a log nobody grades from, and the grade times each batch of calls
 // itself.
 //
-// Build flags (tools/grade.py sets them): for a GPU chapter GRADE_GPU, plus GRADE_HALF when its
-// inputs are fp16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the GPU ones.
+// Build flags (tools/grade.py sets them, from the chapter list's precision): for a GPU chapter
+// GRADE_GPU, plus GRADE_HALF when its inputs are fp16, or GRADE_FP8 when they are e4m3 codes
+// with scales and C is bf16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the GPU ones.
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #ifdef GRADE_GPU
@@ -175,6 +177,14 @@ BlockRows block_rows(int b, int M) {
 }
 
 #ifdef GRADE_GPU
+#ifdef GRADE_FP8
+using In = std::uint8_t;    // e4m3 codes, as bytes
+using Out = __nv_bfloat16;  // C
+#else
+using In = GradeIn;
+using Out = float;
+#endif
+
 // Row k of Bp is row perm[k] of B, whole rows of ldb elements (padding included).
 template <class T>
 __global__ void gather_rows(const T* B, T* Bp, const std::uint32_t* perm, int K, int ldb) {
@@ -185,9 +195,24 @@ __global__ void gather_rows(const T* B, T* Bp, const std::uint32_t* perm, int K,
             dst[j] = src[j];
     }
 }
-__global__ void make_perm(std::uint32_t* perm, int K, std::uint64_t key) {
+// FP8: B is N x K; column k of Bp is column perm[k] of B, the padding past K as it is.
+__global__ void gather_columns(const std::uint8_t* B, std::uint8_t* Bp, const std::uint32_t* perm,
+                               int N, int K, int ldb) {
+    for (int n = blockIdx.y; n < N; n += gridDim.y) {
+        const std::uint8_t* src = B + std::size_t(n) * ldb;
+        std::uint8_t* dst = Bp + std::size_t(n) * ldb;
+        for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < ldb; k += gridDim.x * blockDim.x)
+            dst[k] = k < K ? src[perm[k]] : src[k];
+    }
+}
+__global__ void make_perm(std::uint32_t* perm, int K, std::uint64_t key, bool fp8) {
     for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < K; k += gridDim.x * blockDim.x)
-        perm[k] = rp::permute_row(std::uint32_t(k), std::uint32_t(K), key);
+        perm[k] = rp::permute_k(std::uint32_t(k), std::uint32_t(K), key, fp8);
+}
+__global__ void to_float(const Out* in, float* out, std::size_t n) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        out[i] = float(in[i]);
 }
 // One CUDA block per digest block, one thread per lane: the same digest as rp::digest_block.
 __global__ void digest_rows(const float* C, int M, int ldc, rp::SlotKeys key, std::uint64_t* out) {
@@ -219,40 +244,83 @@ __global__ void digest_rows(const float* C, int M, int ldc, rp::SlotKeys key, st
     }
 }
 
-// The device copies of one problem, laid out as the harness's GpuBackend lays them out.
+template <class T>
+void upload_raw(const std::vector<T>& host, gemm::DeviceBuffer<T>& dev, std::size_t offset) {
+    dev = gemm::DeviceBuffer<T>(host.size() + offset);
+    if (!host.empty())
+        GEMM_CUDA_CHECK(cudaMemcpy(dev.get() + offset, host.data(), host.size() * sizeof(T),
+                                   cudaMemcpyHostToDevice));
+}
+
+// The device copies of one problem, laid out as the harness's GpuBackend (FP8: Fp8Backend) lays
+// them out. C is handed back and digested as floats, whatever its type on the device.
 struct Problem {
     rp::LoadHeader h{};
     std::size_t off = 0;  // view_offset
-    gemm::DeviceBuffer<GradeIn> A, B, Bp;
-    gemm::DeviceBuffer<float> C_init, C_run;
-    std::vector<gemm::DeviceBuffer<float>> slots;
+    gemm::DeviceBuffer<In> A, B, Bp;
+    gemm::DeviceBuffer<float> scale_a, scale_b, C_float;
+    gemm::DeviceBuffer<Out> C_init, C_run;
+    std::vector<gemm::DeviceBuffer<Out>> slots;
     gemm::DeviceBuffer<std::uint32_t> perm;
     gemm::DeviceBuffer<std::uint64_t> digests;
     cudaStream_t stream = nullptr;
 
-    void load(const rp::LoadHeader& header, const std::vector<float>& a,
-              const std::vector<float>& b, const std::vector<float>& c) {
+    // a, b: the operands as the child read them (floats, or FP8 codes); sa, sb: FP8's scales.
+    template <class V>
+    void load(const rp::LoadHeader& header, const std::vector<V>& a, const std::vector<V>& b,
+              const std::vector<float>& sa, const std::vector<float>& sb,
+              const std::vector<float>& c) {
         h = header;
         off = std::size_t(h.view_offset);
-        A = {}, B = {}, Bp = {}, C_init = {}, C_run = {},
+        A = {}, B = {}, Bp = {}, C_init = {}, C_run = {}, C_float = {},
         perm = {};  // free the previous size first
         slots.clear();
-        gemm::upload(a, A, off);
-        gemm::upload(b, B, off);
+        if constexpr (std::is_same<V, float>::value) {
+            gemm::upload(a, A, off);
+            gemm::upload(b, B, off);
+        } else {
+            upload_raw(a, A, off);
+            upload_raw(b, B, off);
+        }
+        upload_raw(sa, scale_a, 0);
+        upload_raw(sb, scale_b, 0);
         gemm::upload(c, C_init, off);
-        C_run = gemm::DeviceBuffer<float>(h.n_c + off);
-        Bp = gemm::DeviceBuffer<GradeIn>(h.n_b + off);
+        C_run = gemm::DeviceBuffer<Out>(h.n_c + off);
+        C_float = gemm::DeviceBuffer<float>(h.n_c + off);
+        Bp = gemm::DeviceBuffer<In>(h.n_b + off);
         perm = gemm::DeviceBuffer<std::uint32_t>(std::size_t(h.K));
     }
-    void call(const GradeIn* b, float* c) {
+    void call(const In* b, Out* c) {
+#ifdef GRADE_FP8
+        grade_gemm(h.M, h.N, h.K, h.alpha, reinterpret_cast<const __nv_fp8_e4m3*>(A.get() + off),
+                   h.lda, reinterpret_cast<const __nv_fp8_e4m3*>(b), h.ldb, scale_a.get(),
+                   scale_b.get(), h.beta, c, h.ldc, stream);
+#else
         grade_gemm(h.M, h.N, h.K, h.alpha, A.get() + off, h.lda, b, h.ldb, h.beta, c, h.ldc,
                    stream);
+#endif
         GEMM_CUDA_CHECK(cudaGetLastError());
     }
+    // C (n floats from `first` of the allocation) as floats on the host.
+    std::vector<float> to_host(const Out* c, std::size_t n) {
+        std::vector<float> out(n);
+        if (n == 0) return out;
+        const float* f = reinterpret_cast<const float*>(c);
+        if (!std::is_same<Out, float>::value) {
+            to_float<<<1024, 256, 0, stream>>>(c, C_float.get(), n);
+            GEMM_CUDA_CHECK(cudaGetLastError());
+            f = C_float.get();
+        }
+        GEMM_CUDA_CHECK(cudaMemcpy(out.data(), f, n * sizeof(float), cudaMemcpyDeviceToHost));
+        return out;
+    }
     std::vector<float> run(const std::vector<float>& c) {
-        if (!c.empty())
-            GEMM_CUDA_CHECK(cudaMemcpy(C_run.get() + off, c.data(), c.size() * sizeof(float),
-                                       cudaMemcpyHostToDevice));
+        if (!c.empty()) {
+            gemm::DeviceBuffer<Out> fresh;
+            gemm::upload(c, fresh, off);
+            GEMM_CUDA_CHECK(cudaMemcpy(C_run.get() + off, fresh.get() + off, c.size() * sizeof(Out),
+                                       cudaMemcpyDeviceToDevice));
+        }
         call(B.get() + off, C_run.get() + off);
         GEMM_CUDA_CHECK(cudaDeviceSynchronize());
         return to_host(C_run.get() + off, h.n_c);
@@ -260,23 +328,32 @@ struct Problem {
     void stage(std::uint32_t n) {
         slots.resize(n);
         for (auto& s : slots) {
-            if (s.size() == 0) s = gemm::DeviceBuffer<float>(h.n_c + off);
+            if (s.size() == 0) s = gemm::DeviceBuffer<Out>(h.n_c + off);
             if (h.n_c)
-                GEMM_CUDA_CHECK(cudaMemcpy(s.get() + off, C_init.get() + off, h.n_c * sizeof(float),
+                GEMM_CUDA_CHECK(cudaMemcpy(s.get() + off, C_init.get() + off, h.n_c * sizeof(Out),
                                            cudaMemcpyDeviceToDevice));
         }
         GEMM_CUDA_CHECK(cudaDeviceSynchronize());
     }
     std::vector<std::uint64_t> batch(std::uint32_t n, std::uint64_t key) {
         if (n > slots.size()) std::exit(5);
+        const bool fp8 = h.fp8 != 0;
         for (std::uint32_t s = 0; s < n; ++s) {
             if (h.K > 0 && h.n_b > 0) {
                 make_perm<<<(h.K + 255) / 256, 256, 0, stream>>>(perm.get(), h.K,
-                                                                 rp::slot_keys(key, s).perm);
-                const dim3 grid(unsigned(std::min((h.ldb + 255) / 256, 64)),
-                                unsigned(std::min(h.K, 65535)));
-                gather_rows<<<grid, 256, 0, stream>>>(B.get() + off, Bp.get() + off, perm.get(),
-                                                      h.K, h.ldb);
+                                                                 rp::slot_keys(key, s).perm, fp8);
+                if (fp8) {
+                    const dim3 grid(unsigned(std::min((h.ldb + 255) / 256, 64)),
+                                    unsigned(std::min(h.N, 65535)));
+                    gather_columns<<<grid, 256, 0, stream>>>(
+                        reinterpret_cast<const std::uint8_t*>(B.get() + off),
+                        reinterpret_cast<std::uint8_t*>(Bp.get() + off), perm.get(), h.N, h.K, h.ldb);
+                } else {
+                    const dim3 grid(unsigned(std::min((h.ldb + 255) / 256, 64)),
+                                    unsigned(std::min(h.K, 65535)));
+                    gather_rows<<<grid, 256, 0, stream>>>(B.get() + off, Bp.get() + off, perm.get(),
+                                                          h.K, h.ldb);
+                }
                 GEMM_CUDA_CHECK(cudaGetLastError());
             }
             call(Bp.get() + off, slots[s].get() + off);
@@ -288,10 +365,16 @@ struct Problem {
         std::vector<std::uint64_t> out(std::size_t(n) * blocks);
         if (blocks == 0) return out;
         if (digests.size() < out.size()) digests = gemm::DeviceBuffer<std::uint64_t>(out.size());
-        for (std::uint32_t s = 0; s < n; ++s)
-            digest_rows<<<blocks, rp::kDigestLanes, 0, stream>>>(slots[s].get() + off, h.M, h.ldc,
+        for (std::uint32_t s = 0; s < n; ++s) {
+            const float* c = reinterpret_cast<const float*>(slots[s].get() + off);
+            if (!std::is_same<Out, float>::value) {  // digested as the floats handed back
+                to_float<<<1024, 256, 0, stream>>>(slots[s].get() + off, C_float.get(), h.n_c);
+                c = C_float.get();
+            }
+            digest_rows<<<blocks, rp::kDigestLanes, 0, stream>>>(c, h.M, h.ldc,
                                                                  rp::slot_keys(key, s),
                                                                  digests.get() + s * blocks);
+        }
         GEMM_CUDA_CHECK(cudaGetLastError());
         GEMM_CUDA_CHECK(cudaMemcpy(out.data(), digests.get(), out.size() * sizeof(std::uint64_t),
                                    cudaMemcpyDeviceToHost));
@@ -302,11 +385,6 @@ struct Problem {
         const BlockRows r = block_rows(int(b), h.M);
         return to_host(slots[slot].get() + off + std::size_t(r.first) * h.ldc,
                        std::size_t(r.end - r.first) * h.ldc);
-    }
-    static std::vector<float> to_host(const float* d, std::size_t n) {
-        std::vector<float> c(n);
-        if (n) GEMM_CUDA_CHECK(cudaMemcpy(c.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
-        return c;
     }
 };
 #else
@@ -388,9 +466,24 @@ int main() {
         if (op == rp::Op::Quit) return 0;
         if (op == rp::Op::Load) {
             const rp::LoadHeader h = read_value<rp::LoadHeader>();
+#ifdef GRADE_FP8
+            if (!h.fp8) std::exit(4);  // built for FP8 operands
+            std::vector<std::uint8_t> a(h.n_a), b(h.n_b);
+            read_all(a.data(), a.size());
+            read_all(b.data(), b.size());
+            const std::vector<float> sa = read_floats(h.n_sa);
+            const std::vector<float> sb = read_floats(h.n_sb);
+            p.load(h, a, b, sa, sb, read_floats(h.n_c));
+#else
+            if (h.fp8) std::exit(4);
             std::vector<float> a = read_floats(h.n_a);
             std::vector<float> b = read_floats(h.n_b);
+#ifdef GRADE_GPU
+            p.load(h, a, b, {}, {}, read_floats(h.n_c));
+#else
             p.load(h, std::move(a), std::move(b), read_floats(h.n_c));
+#endif
+#endif
         } else if (op == rp::Op::Run) {
             const std::vector<float> C = p.run(read_floats(read_value<std::uint64_t>()));
             reply_floats(C.data(), C.size());
