@@ -875,7 +875,7 @@ def bounded(kind, lo, hi):
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {'a whole' if kind is int else 'a'} number, got '{text}'")
         if not math.isfinite(v) or not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"'{text}' is not in [{lo:g}, {hi:g}]")
+            raise argparse.ArgumentTypeError(f"'{text}' is not in [{lo}, {hi}]")
         return v
     return parse
 
