@@ -402,7 +402,10 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     std::unique_ptr<Backend> backend;
     try {
         validate_command_line(sizes, o, precision);
-        backend = make_backend(o);
+        // The local backend is the device, the yardstick and the checks, whatever runs the kernel.
+        Options local = o;
+        local.remote.clear();
+        backend = make_backend(local);
         // --remote: the chapter's kernel runs in a child process; this one keeps the verdict.
         if (!o.remote.empty() && o.remote != kRemoteCheckOnly)
             backend = make_remote_backend(std::move(backend), o.remote, o.timeout_s);
