@@ -417,17 +417,19 @@ def library_closure(binary, loader_needed=True):
 def cuda_driver_libraries():
     """{file name: host path} of the driver's libcuda.so.1, the libraries the driver loads beside
     it (its PTX compiler and the like, from its own folder) and what they need in turn."""
-    found = None
+    found = None  # where the loader finds it for the grading binary: LD_LIBRARY_PATH first
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if d and os.path.isfile(os.path.join(d, "libcuda.so.1")):
+            found = os.path.join(d, "libcuda.so.1")
+            break
     p = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True)
-    for line in p.stdout.splitlines():
+    for line in [] if found else p.stdout.splitlines():
         m = re.match(r"\s*libcuda\.so\.1 \((.*)\) => (\S+)", line)
         if m and ("x86-64" in m.group(1) or "AArch64" in m.group(1) or "64bit" in m.group(1)):
             found = m.group(2)
             break
-    for d in [] if found else os.environ.get("LD_LIBRARY_PATH", "").split(":") + ["/usr/lib/wsl/lib"]:
-        if d and os.path.isfile(os.path.join(d, "libcuda.so.1")):
-            found = os.path.join(d, "libcuda.so.1")
-            break
+    if not found and os.path.isfile("/usr/lib/wsl/lib/libcuda.so.1"):
+        found = "/usr/lib/wsl/lib/libcuda.so.1"
     if not found:
         die("the driver's libcuda.so.1 was not found (ldconfig -p, LD_LIBRARY_PATH)")
     folder = os.path.dirname(found)
