@@ -8,7 +8,8 @@
 //
 // Build flags (tools/grade.py sets them, from the chapter list's precision): for a GPU chapter
 // GRADE_GPU, plus GRADE_HALF when its inputs are fp16, or GRADE_FP8 when they are e4m3 codes
-// with scales and C is bf16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the GPU ones.
+// with scales and C is bf16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the
+// GPU ones.
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -60,7 +61,7 @@ void lock_down() {
         kArg2 = offsetof(seccomp_data, args[2]);
     constexpr std::uint32_t kAllow = SECCOMP_RET_ALLOW, kDeny = SECCOMP_RET_ERRNO | EPERM,
                             kKill = SECCOMP_RET_KILL_PROCESS;
-    // Jump offsets count instructions after the jump: the program's tail is [deny], [prot], [allow].
+    // Jump offsets count the instructions after the jump (the numbers in the comments: indices).
     sock_filter prog[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kArch),  // 0: another ABI (i386 on x86-64): kill
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kAuditArch, 1, 0),
@@ -347,7 +348,8 @@ struct Problem {
                                     unsigned(std::min(h.N, 65535)));
                     gather_columns<<<grid, 256, 0, stream>>>(
                         reinterpret_cast<const std::uint8_t*>(B.get() + off),
-                        reinterpret_cast<std::uint8_t*>(Bp.get() + off), perm.get(), h.N, h.K, h.ldb);
+                        reinterpret_cast<std::uint8_t*>(Bp.get() + off), perm.get(), h.N, h.K,
+                        h.ldb);
                 } else {
                     const dim3 grid(unsigned(std::min((h.ldb + 255) / 256, 64)),
                                     unsigned(std::min(h.K, 65535)));
@@ -371,9 +373,8 @@ struct Problem {
                 to_float<<<1024, 256, 0, stream>>>(slots[s].get() + off, C_float.get(), h.n_c);
                 c = C_float.get();
             }
-            digest_rows<<<blocks, rp::kDigestLanes, 0, stream>>>(c, h.M, h.ldc,
-                                                                 rp::slot_keys(key, s),
-                                                                 digests.get() + s * blocks);
+            digest_rows<<<blocks, rp::kDigestLanes, 0, stream>>>(
+                c, h.M, h.ldc, rp::slot_keys(key, s), digests.get() + s * blocks);
         }
         GEMM_CUDA_CHECK(cudaGetLastError());
         GEMM_CUDA_CHECK(cudaMemcpy(out.data(), digests.get(), out.size() * sizeof(std::uint64_t),
