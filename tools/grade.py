@@ -343,9 +343,12 @@ class Sandbox:
                     os.lchown(x, NOBODY, NOBODY)
 
     def argv(self, cmd, limits, rw=(), ro=(), dev=(), env=None, cwd="/tmp", system=True,
-             tmp_size=COMPILE_TMP, proc=True, sys_ro=False):
+             tmp_size=COMPILE_TMP, proc=True, sys_ro=False, copies=()):
         """The command line that runs `cmd` sandboxed, to be started with an empty environment.
-        rw, ro: (host path, sandbox path) pairs; dev: device files to bind besides /dev/null."""
+        rw, ro: (host path, sandbox path) pairs; dev: device files to bind besides /dev/null;
+        copies: (file descriptor, sandbox path) of programs bubblewrap copies into the sandbox
+        from a descriptor the caller opens (a copy, unlike a bind, shows no host path in
+        /proc/self/mountinfo)."""
         env = dict(env or {})
         if system:
             env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -386,6 +389,8 @@ class Sandbox:
             a += ["--ro-bind", src, dst]
         for src, dst in rw:
             a += ["--bind", src, dst]
+        for fd, dst in copies:
+            a += ["--perms", "0555", "--file", str(fd), dst]
         a += ["--remount-ro", "/", "--clearenv"]
         for k, v in env.items():
             a += ["--setenv", k, v]
@@ -671,21 +676,24 @@ class Chapter:
             limits["as"] = memory
         env = {k: v for k, v in os.environ.items() if PASS_ENV.match(k)}
         env["LD_LIBRARY_PATH"] = "/sandbox/lib"
-        ro = [(child, "/sandbox/child"), (os.path.realpath(self.loader), self.loader)]
+        ro = [(os.path.realpath(self.loader), self.loader)]
         ro += [(os.path.realpath(host), "/sandbox/lib/" + name) for name, host in sorted(self.libs.items())]
         if self.gpu:
             env["CUDA_CACHE_DISABLE"] = "1"  # no JIT cache files to write
         if not self.sandbox.enabled:
             env["LD_LIBRARY_PATH"] = ":".join(sorted({os.path.dirname(h) for h in self.libs.values()}))
-        argv = self.sandbox.argv(["/sandbox/child"], limits, ro=ro, env=env, system=False,
-                                 tmp_size=RUN_TMP, proc=self.gpu, sys_ro=self.gpu,
-                                 dev=sorted(glob.glob("/dev/nvidia*")) if self.gpu else ())
+        sandboxed = self.sandbox.enabled
+        argv = self.sandbox.argv(["/sandbox/child" if sandboxed else child], limits, ro=ro, env=env,
+                                 system=False, tmp_size=RUN_TMP, proc=self.gpu, sys_ro=self.gpu,
+                                 dev=sorted(glob.glob("/dev/nvidia*")) if self.gpu else (),
+                                 copies=[(5, "/sandbox/child")])
         if self.sandbox.enabled:  # bubblewrap from an empty environment, like the child
             argv = [self.sandbox.tools["env"], "-i"] + argv
         join = f"echo $$ > {shlex.quote(os.path.join(cgroup, 'cgroup.procs'))} || exit 125\n" if cgroup else ""
+        copy = f" 5<{shlex.quote(child)}" if sandboxed else ""  # bubblewrap copies it from fd 5
         with open(path, "w") as f:
             f.write("#!/bin/sh\n# The kernel's child as the grade starts it (tools/grade.py wrote this).\n" +
-                    join + "exec " + " ".join(shlex.quote(a) for a in argv) + "\n")
+                    join + "exec " + " ".join(shlex.quote(a) for a in argv) + copy + "\n")
         os.chmod(path, 0o755)
 
 
