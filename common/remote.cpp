@@ -63,6 +63,26 @@ bool proc_stat(pid_t pid, char& state, pid_t& parent) {
     return bool(rest);
 }
 
+// Whether every thread of `pid` has stopped or ended (a stop reaches a process's threads one by
+// one, and its first thread may have ended while the others run).
+bool threads_stopped(pid_t pid) {
+    bool all = true;
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    if (DIR* d = ::opendir(tasks.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            char state = 'X';  // gone
+            std::ifstream f(tasks + "/" + e->d_name + "/stat");
+            std::string text;
+            const std::size_t close = std::getline(f, text) ? text.rfind(')') : std::string::npos;
+            if (close != std::string::npos && close + 2 < text.size()) state = text[close + 2];
+            if (state != 'T' && state != 't' && state != 'Z' && state != 'X') all = false;
+        }
+        ::closedir(d);
+    }
+    return all;
+}
+
 // Every process descended from `root` (root included), from one scan of /proc: a sandbox's own
 // processes, in their PID namespace, are this machine's processes as well.
 std::vector<pid_t> process_tree(pid_t root) {
@@ -326,18 +346,16 @@ private:
 
     // Stops every process of the child's tree (SIGSTOP cannot be caught or ignored, and a stopped
     // process starts no other), scanning again until a scan finds nothing new and everything it
-    // found has stopped. A process the grade cannot stop within 2 s ends the grade.
+    // found has stopped, every thread of it. A process the grade cannot stop within 2 s ends the
+    // grade.
     void freeze() {
         check_alive();
         const auto deadline = Clock::now() + std::chrono::seconds(2);
         for (;;) {
             bool settled = true;
             for (pid_t p : process_tree(pid_)) {
-                char state = 0;
-                pid_t parent = 0;
-                if (!proc_stat(p, state, parent)) continue;  // gone since the scan
                 if (frozen_.insert(p).second) ::kill(p, SIGSTOP);
-                if (state != 'T' && state != 't' && state != 'Z' && state != 'X') settled = false;
+                if (!threads_stopped(p)) settled = false;
             }
             if (settled) return;
             if (Clock::now() > deadline) {
