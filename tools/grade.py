@@ -153,8 +153,8 @@ def out_name(name):
 
 def expand(paths, ch, kname):
     """The submissions the command line names, one Sub per row. A folder that holds submissions
-    (subfolders with the kernel file or a chapters/ folder) is a class: every entry of it but the
-    hidden ones (.git) is a row, links, loose files and a kernel file at its top refused with the
+    (subfolders with the kernel file or a chapters/ folder), or subfolders and no kernel file of
+    its own, is a class: every entry of it but the hidden ones (.git) is a row, links, loose files and a kernel file at its top refused with the
     reason. A link named on the command line is refused as well: a submission is a plain folder
     or file of its own, never another's through a link."""
     out = []
@@ -172,8 +172,10 @@ def expand(paths, ch, kname):
         entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
         inner = [e for e in entries if os.path.isdir(os.path.join(path, e)) and not
                  os.path.islink(os.path.join(path, e)) and is_submission(os.path.join(path, e), ch, kname)]
-        if os.path.isdir(os.path.join(path, "chapters")) or not inner:
-            out.append(Sub(base, kernel=find_kernel(path, ch, kname), root=path))
+        folders = [e for e in entries if os.path.isdir(os.path.join(path, e))]
+        top = find_kernel(path, ch, kname)
+        if os.path.isdir(os.path.join(path, "chapters")) or not (inner or (folders and top is None)):
+            out.append(Sub(base, kernel=top, root=path))
             continue
         for e in entries:  # a class
             full = os.path.join(path, e)
