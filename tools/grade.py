@@ -278,12 +278,19 @@ def memory_cgroup():
         if "memory" not in open(os.path.join(folder, "cgroup.subtree_control")).read().split():
             return None
         probe = tempfile.mkdtemp(prefix="gemm-grade-probe-", dir=folder)
-        try:
+        try:  # a limit can be set, and a process can join (as the launcher's shell will)
             with open(os.path.join(probe, "memory.max"), "w") as f:
                 f.write(str(1 << 30))
+            joined = subprocess.run(["sh", "-c", 'echo $$ > "$1"', "sh", os.path.join(probe, "cgroup.procs")],
+                                    capture_output=True).returncode == 0
         finally:
-            os.rmdir(probe)
-        return folder
+            for _ in range(50):  # empty once the process has ended
+                try:
+                    os.rmdir(probe)
+                    break
+                except OSError:
+                    time.sleep(0.02)
+        return folder if joined else None
     except (OSError, StopIteration):
         return None
 
