@@ -564,7 +564,8 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
     for x in spelled + [MARKER]:
         if x in class_text:
             failures.append(f"class.csv holds {x!r}")
-    host_paths = [os.path.abspath(root), os.path.abspath(build), tmp, tempfile.gettempdir() + "/gemm-grade-"]
+    host_paths = [os.path.abspath(root) + "/", os.path.abspath(build) + "/", tmp + "/",
+                  tempfile.gettempdir() + "/gemm-grade-"]
     for name in rows:
         for f in ("results.json", "child.log"):
             path = os.path.join(folder(name), f)
