@@ -6,12 +6,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
+#include <sstream>
+#include <thread>
 #include <vector>
 
 #include "remote_protocol.hpp"
@@ -42,14 +48,73 @@ std::string file_tail(const std::string& path, std::size_t bytes) {
     return (from > 0 ? "..." : "") + s;
 }
 
+// The state letter of /proc/<pid>/stat ('R', 'S', 'T' stopped, 'Z' ...) and the parent, or
+// false when the process is gone.
+bool proc_stat(pid_t pid, char& state, pid_t& parent) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!std::getline(f, text)) return false;
+    const std::size_t close = text.rfind(')');  // the name may hold spaces and parentheses
+    if (close == std::string::npos) return false;
+    std::istringstream rest(text.substr(close + 1));
+    long ppid = 0;
+    rest >> state >> ppid;
+    parent = pid_t(ppid);
+    return bool(rest);
+}
+
+// Whether every thread of `pid` has stopped or ended (a stop reaches a process's threads one by
+// one, and its first thread may have ended while the others run).
+bool threads_stopped(pid_t pid) {
+    bool all = true;
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    if (DIR* d = ::opendir(tasks.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            char state = 'X';  // gone
+            std::ifstream f(tasks + "/" + e->d_name + "/stat");
+            std::string text;
+            const std::size_t close = std::getline(f, text) ? text.rfind(')') : std::string::npos;
+            if (close != std::string::npos && close + 2 < text.size()) state = text[close + 2];
+            if (state != 'T' && state != 't' && state != 'Z' && state != 'X') all = false;
+        }
+        ::closedir(d);
+    }
+    return all;
+}
+
+// Every process descended from `root` (root included), from one scan of /proc: a sandbox's own
+// processes, in their PID namespace, are this machine's processes as well.
+std::vector<pid_t> process_tree(pid_t root) {
+    std::map<pid_t, std::vector<pid_t>> children;
+    if (DIR* d = ::opendir("/proc")) {
+        while (const dirent* e = ::readdir(d)) {
+            char* end = nullptr;
+            const long pid = std::strtol(e->d_name, &end, 10);
+            char state = 0;
+            pid_t parent = 0;
+            if (pid > 0 && *end == 0 && proc_stat(pid_t(pid), state, parent))
+                children[parent].push_back(pid_t(pid));
+        }
+        ::closedir(d);
+    }
+    std::vector<pid_t> tree = {root};
+    for (std::size_t i = 0; i < tree.size(); ++i)
+        for (pid_t c : children[tree[i]]) tree.push_back(c);
+    return tree;
+}
+
 // One timed batch's C, checked where the grade fetched it: rows [first, first + rows/ldc) of the
-// product of A and B with its rows permuted by `perm` (rp::permute_row). Every element is
-// scanned (NaN: never written; padding: must keep its sentinel) and up to 256 are recomputed.
+// product of A and B with its K index permuted by `perm` (rp::permute_k; FP8's B is N x K). Every
+// element is scanned (NaN: never written; padding: must keep the initial C's sentinel) and up to
+// 256 are recomputed.
 CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& perm, int first,
                        const std::vector<float>& rows, std::mt19937_64& rng) {
     const Problem& p = hp.p;
     const int N = p.shape.N, K = p.shape.K, ldc = p.ldc;
     const int count = int(rows.size() / std::size_t(ldc));
+    const bool fp8 = is_fp8(p.precision);
+    const float sentinel = padding_sentinel(p.precision);
     CheckResult r;
     r.mode = "sample";
     auto bad = [&](int i, int j, double expected, double got, double tol, const char* why) {
@@ -63,8 +128,8 @@ CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& 
         for (int j = 0; j < ldc; ++j) {
             const float g = rows[std::size_t(i) * ldc + j];
             if (j >= N) {
-                if (std::memcmp(&g, &kPaddingSentinel, sizeof g) != 0)
-                    bad(i, j, kPaddingSentinel, g, 0.0, "padding written (column >= N)");
+                if (std::memcmp(&g, &sentinel, sizeof g) != 0)
+                    bad(i, j, sentinel, g, 0.0, "padding written (column >= N)");
             } else if (!std::isfinite(g)) {
                 bad(i, j, 0.0, g, 0.0,
                     std::isnan(g) ? "NaN (never written, or NaN computed)" : "Inf");
@@ -83,15 +148,17 @@ CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& 
         const std::size_t row = std::size_t(first + i);
         double acc = 0.0, sc = 0.0;
         for (int k = 0; k < K; ++k) {
-            const double ab =
-                double(hp.A[row * p.lda + k]) * double(hp.B[std::size_t(perm[k]) * p.ldb + j]);
+            const double b = fp8 ? double(hp.B[std::size_t(j) * p.ldb + perm[k]])
+                                 : double(hp.B[std::size_t(perm[k]) * p.ldb + j]);
+            const double ab = double(hp.A[row * p.lda + k]) * b;
             acc += ab;
             sc += std::fabs(ab);
         }
         const double c = p.beta == 0.0f ? 0.0 : double(hp.C0[row * ldc + j]);
         const double e = double(p.alpha) * acc + double(p.beta) * c;
         const double scale = std::fabs(double(p.alpha)) * sc + std::fabs(double(p.beta) * c);
-        const double err = std::fabs(double(g) - e), tol = tolerance(p.precision, K, scale);
+        const double err = std::fabs(double(g) - e),
+                     tol = tolerance(p.precision, K, scale) + output_tolerance(p.precision, e);
         r.max_abs_err = std::max(r.max_abs_err, err);
         if (scale > 0) r.max_rel_err = std::max(r.max_rel_err, err / scale);
         if (err > tol) bad(i, j, e, g, tol, "out of tolerance");
@@ -129,12 +196,33 @@ public:
         hp_ = &hp;
         const Problem& p = hp.p;
         const std::vector<float> C0 = initial_C(hp);
-        rp::LoadHeader h{p.shape.M,     p.shape.N, p.shape.K, p.lda,       p.ldb,       p.ldc,
-                         p.view_offset, p.alpha,   p.beta,    hp.A.size(), hp.B.size(), C0.size()};
+        const bool fp8 = is_fp8(p.precision);  // the e4m3 codes and their scales, not the values
+        rp::LoadHeader h{p.shape.M,
+                         p.shape.N,
+                         p.shape.K,
+                         p.lda,
+                         p.ldb,
+                         p.ldc,
+                         p.view_offset,
+                         p.alpha,
+                         p.beta,
+                         fp8 ? hp.A8.size() : hp.A.size(),
+                         fp8 ? hp.B8.size() : hp.B.size(),
+                         C0.size(),
+                         fp8 ? 1u : 0u,
+                         fp8 ? hp.scale_a.size() : 0,
+                         fp8 ? hp.scale_b.size() : 0};
         send(rp::Op::Load);
         put(&h, sizeof h);
-        put(hp.A.data(), hp.A.size() * sizeof(float));
-        put(hp.B.data(), hp.B.size() * sizeof(float));
+        if (fp8) {
+            put(hp.A8.data(), hp.A8.size());
+            put(hp.B8.data(), hp.B8.size());
+            put(hp.scale_a.data(), hp.scale_a.size() * sizeof(float));
+            put(hp.scale_b.data(), hp.scale_b.size() * sizeof(float));
+        } else {
+            put(hp.A.data(), hp.A.size() * sizeof(float));
+            put(hp.B.data(), hp.B.size() * sizeof(float));
+        }
         put(C0.data(), C0.size() * sizeof(float));
         n_c_ = C0.size();
     }
@@ -183,8 +271,19 @@ public:
     void start_sampling() override { local_->start_sampling(); }
     Sampled stop_sampling() override { return local_->stop_sampling(); }
     std::string l2_flush() const override { return local_->l2_flush(); }
+    // The yardstick is timed with every process of the child stopped: a kernel that keeps
+    // threads spinning while it waits cannot slow the yardstick down (and so look faster).
     std::vector<double> time_yardstick(int warmup, int reps) override {
-        return local_->time_yardstick(warmup, reps);
+        freeze();
+        std::vector<double> ms;
+        try {
+            ms = local_->time_yardstick(warmup, reps);
+        } catch (...) {
+            thaw();
+            throw;
+        }
+        thaw();
+        return ms;
     }
 
 private:
@@ -206,8 +305,7 @@ private:
         std::uint32_t blocks = 0;
         get(&blocks, sizeof blocks);
         if (int(blocks) != rp::digest_blocks(p.shape.M))
-            fail("the kernel process reported " + std::to_string(blocks) + " digest blocks, not " +
-                 std::to_string(rp::digest_blocks(p.shape.M)));
+            fail("the kernel process reported a wrong number of digest blocks");
         std::vector<std::uint64_t> digests(std::size_t(n) * blocks);
         get(digests.data(), digests.size() * sizeof(std::uint64_t));
         const double ms = ms_since(t0);
@@ -238,12 +336,38 @@ private:
                      "run ended (it changed after the run was timed)");
             std::vector<std::uint32_t> perm(std::size_t(p.shape.K));
             for (int k = 0; k < p.shape.K; ++k)
-                perm[std::size_t(k)] =
-                    rp::permute_row(std::uint32_t(k), std::uint32_t(p.shape.K), keys.perm);
+                perm[std::size_t(k)] = rp::permute_k(std::uint32_t(k), std::uint32_t(p.shape.K),
+                                                     keys.perm, is_fp8(p.precision));
             const CheckResult check = check_rows(*hp_, perm, first, rows, samples_);
-            if (!check.pass) fail(where + ": C is wrong: " + check.summary());
+            if (!check.pass) fail(where + ": C is wrong: " + blind_summary(check));
         }
         return ms;
+    }
+
+    // Stops every process of the child's tree (SIGSTOP cannot be caught or ignored, and a stopped
+    // process starts no other), scanning again until a scan finds nothing new and everything it
+    // found has stopped, every thread of it. A process the grade cannot stop within 2 s ends the
+    // grade.
+    void freeze() {
+        check_alive();
+        const auto deadline = Clock::now() + std::chrono::seconds(2);
+        for (;;) {
+            bool settled = true;
+            for (pid_t p : process_tree(pid_)) {
+                if (frozen_.insert(p).second) ::kill(p, SIGSTOP);
+                if (!threads_stopped(p)) settled = false;
+            }
+            if (settled) return;
+            if (Clock::now() > deadline) {
+                thaw();
+                fail("the kernel process could not be stopped while the yardstick was timed");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    }
+    void thaw() {
+        for (pid_t p : frozen_) ::kill(p, SIGCONT);
+        frozen_.clear();
     }
 
     void start() {
@@ -315,16 +439,27 @@ private:
         for (int* fd : {&req_, &rep_})  // also after fail(), which reaped the child itself
             if (*fd >= 0) ::close(*fd), *fd = -1;
     }
+    // How the child ended, in a few fixed words: the child chooses its exit code and may raise
+    // any signal, so neither number is repeated (it could spell the seed with them).
     static std::string exit_text(int status) {
         if (WIFEXITED(status)) {
             // A sandbox (bubblewrap) reports its command's death by signal N as exit code 128 + N.
             const int code = WEXITSTATUS(status);
-            return "exit code " + std::to_string(code) +
-                   (code > 128 && code < 128 + 65 ? " (signal " + std::to_string(code - 128) + ")"
-                                                  : "");
+            if (code > 128 && code < 128 + 65) return signal_text(code - 128);
+            return code == 0 ? "exit code 0" : "a non-zero exit code";
         }
-        if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
-        return "status " + std::to_string(status);
+        return WIFSIGNALED(status) ? signal_text(WTERMSIG(status)) : "an unknown status";
+    }
+    static std::string signal_text(int sig) {
+        switch (sig) {
+        case SIGXFSZ: return "SIGXFSZ (it wrote past the sandbox's limit on a file's size)";
+        case SIGXCPU: return "SIGXCPU (it ran past its limit of CPU time)";
+        case SIGKILL: return "SIGKILL (a limit of the sandbox, or the grade, ended it)";
+        case SIGSEGV:
+        case SIGBUS: return "a crash (SIGSEGV or SIGBUS)";
+        case SIGABRT: return "an abort (SIGABRT)";
+        default: return "a signal";
+        }
     }
     // The end of the child's log, for the instructor (this process's stderr): never part of a
     // reason, which goes into the verdict and from there to the student.
@@ -408,8 +543,7 @@ private:
         std::uint64_t n = 0;
         get(&n, sizeof n);
         if (n != expected)
-            fail("the kernel process returned " + std::to_string(n) + " elements of " + what +
-                 ", not " + std::to_string(expected));
+            fail(std::string("the kernel process returned a wrong number of elements of ") + what);
         std::vector<float> v(n);
         get(v.data(), n * sizeof(float));
         return v;
@@ -419,6 +553,7 @@ private:
     std::string program_, log_, reason_, exit_error_;
     int timeout_s_;
     pid_t pid_ = -1;
+    std::set<pid_t> frozen_;  // stopped by freeze(), continued by thaw()
     int req_ = -1, rep_ = -1;
     bool dead_ = false;
     const HostProblem* hp_ = nullptr;
@@ -432,6 +567,12 @@ private:
 };
 
 }  // namespace
+
+std::string blind_summary(const CheckResult& c) {
+    if (!c.pass && c.checked == 0 && !c.reason.empty()) return "FAIL: " + c.reason;
+    return std::string(c.pass ? "PASS" : "FAIL") + " (" + c.mode + " check)" +
+           (c.pass ? "" : ": " + c.reason);
+}
 
 std::unique_ptr<Backend> make_remote_backend(std::unique_ptr<Backend> local,
                                              const std::string& program, int timeout_s) {

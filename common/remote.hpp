@@ -18,10 +18,20 @@ struct RemoteError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// --remote with this program checks the whole command line (options, sizes, that they fit on this
+// machine) and exits 0 without running anything: tools/grade.py asks it before it builds.
+constexpr const char* kRemoteCheckOnly = ":check";
+
+// What a grade says about a failed check of a child's C: the check and what was wrong ("out of
+// tolerance", "NaN", "padding written"), without a number the child chose (no value, no error, not
+// which or how many elements): a child could spell the seed with them.
+std::string blind_summary(const CheckResult& c);
+
 // `local` provides the device, the yardstick and the memory checks; `program` is started once
 // (stdin /dev/null, stdout and stderr to `program`.log) and computes every chapter call. Each
 // request must be answered within `timeout_s` seconds. finish() throws RemoteError when the child
-// does not exit with code 0 once asked to.
+// does not exit with code 0 once asked to. While the yardstick is timed, every process of the
+// child is stopped (SIGSTOP), so that nothing it runs can slow the yardstick down.
 std::unique_ptr<Backend> make_remote_backend(std::unique_ptr<Backend> local,
                                              const std::string& program, int timeout_s);
 

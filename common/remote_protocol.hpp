@@ -5,11 +5,14 @@
 // Both ends run on one machine: native byte order. Every reply starts with a u32 status, 0 = done.
 //
 //   load:   Op::Load, LoadHeader, A[n_a], B[n_b], C[n_c]  (floats, padding included; C initial)
+//           FP8 (fp8 = 1): Op::Load, LoadHeader, A[n_a], B[n_b] (e4m3 codes, bytes), scale_a[n_sa],
+//           scale_b[n_sb] (floats), C[n_c] (floats, bf16 values); C comes back as floats too
 //   run:    Op::Run, u64 n, C[n] (the initial C)                        -> status, u64 n, C[n]
 //   ping:   Op::Ping                                                    -> status
 //   stage:  Op::Stage, u32 slots: set each of `slots` Cs to the loaded initial C  -> status
-//   batch:  Op::Batch, u32 slots, u64 key: for each slot s in turn, B' = B with its rows
-//           permuted by permute_row(., K, slot_keys(key, s).perm), then C_s = gemm(A, B', C_s);
+//   batch:  Op::Batch, u32 slots, u64 key: for each slot s in turn, B' = B with its rows (FP8:
+//           the columns of its N x K) permuted by permute_k(., K, slot_keys(key, s).perm, fp8),
+//           then C_s = gemm(A, B', C_s);
 //           then the digest of every row block of every C_s   -> status, u32 blocks,
 //                                                                u64 digest[slots][blocks]
 //   rows:   Op::Rows, u32 slot, u32 block: the rows of that block of C_s, padding included
@@ -48,6 +51,8 @@ struct LoadHeader {
     std::int32_t M, N, K, lda, ldb, ldc, view_offset;
     float alpha, beta;
     std::uint64_t n_a, n_b, n_c;  // elements of A, B and C as the harness stores them
+    std::uint32_t fp8;            // 1: A and B are e4m3 codes with scales, C is bf16
+    std::uint64_t n_sa, n_sb;     // FP8: the scales of A and B (fp8_problem.hpp's layouts)
 };
 
 constexpr int kRequestFd = 3, kReplyFd = 4;
@@ -80,6 +85,15 @@ GRADE_HD inline std::uint32_t permute_row(std::uint32_t k, std::uint32_t K, std:
         }
     } while (x >= K);
     return std::uint32_t(x);
+}
+
+// Index k of the permuted K dimension: permute_row for fp32 and fp16; for FP8 a permutation within
+// each block of 128 (the scales' blocks: a K index keeps its block and so its scale).
+GRADE_HD inline std::uint32_t permute_k(std::uint32_t k, std::uint32_t K, std::uint64_t key,
+                                        bool fp8) {
+    if (!fp8) return permute_row(k, K, key);
+    const std::uint32_t base = k / 128 * 128, size = K - base < 128 ? K - base : 128;
+    return base + permute_row(k - base, size, mix64(key + base));
 }
 
 // ---- digests of C -------------------------------------------------------------------------------

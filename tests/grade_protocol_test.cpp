@@ -1,6 +1,7 @@
 // What the grade and its child must compute alike (common/remote_protocol.hpp): the keyed row
 // permutation is a permutation, SipHash-2-4 matches its authors' test vectors, and a block's
-// digest changes with any bit of the block, its order or its key.
+// digest changes with any bit of the block, its order or its key. And the grading shapes
+// (common/runner.cpp): keyed draws in a fixed order, matrices that do not show the seed.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "remote_protocol.hpp"
+#include "runner.hpp"
 
 namespace rp = gemm::remote;
 
@@ -79,4 +81,35 @@ TEST_CASE("digest blocks cover every row once") {
         CHECK(rows == M);
         if (blocks) CHECK(rp::block_first_row(blocks, M, blocks) == M);
     }
+}
+
+TEST_CASE("grading shapes: keyed draws in a fixed order, data seeds that are not the seed") {
+    const std::uint64_t seed = 918273645;
+    const std::vector<gemm::Problem> ps = gemm::grading_problems(seed, true);
+    REQUIRE(ps.size() == 7 + 8 + 3);
+    // Each drawn shape takes eight draws in the order M, N, K, the three paddings, alpha, beta: one
+    // statement each, so every compiler draws the same (a call's arguments have no set order).
+    for (int i = 0; i < 8; ++i) {
+        const gemm::Problem& p = ps[std::size_t(7 + i)];
+        const std::uint64_t n = std::uint64_t(8 * i);
+        CHECK(p.shape.M == 1 + int(gemm::grading_draw(seed, n) % 300));
+        CHECK(p.shape.N == 1 + int(gemm::grading_draw(seed, n + 1) % 300));
+        CHECK(p.shape.K == 1 + int(gemm::grading_draw(seed, n + 2) % 300));
+        const int pa = -1 + int(gemm::grading_draw(seed, n + 3) % 11);
+        CHECK(p.lda == (pa < 0 ? 0 : p.shape.K + pa));
+    }
+    // The draws are SipHash-2-4 keyed by the seed: the same function as the digests'.
+    rp::SipHash h(seed, 0x6772616465726e67ull);
+    h.add(5);
+    CHECK(gemm::grading_draw(seed, 5) == h.finish());
+    // The matrices come from data seeds, none of them the seed, all different; a neighbouring seed
+    // draws other shapes.
+    const std::vector<gemm::Problem> next = gemm::grading_problems(seed + 1, true);
+    int same = 0;
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+        CHECK(ps[i].seed != seed);
+        for (std::size_t j = 0; j < i; ++j) CHECK(ps[i].seed != ps[j].seed);
+        if (i >= 7) same += ps[i].shape.M == next[i].shape.M && ps[i].shape.N == next[i].shape.N;
+    }
+    CHECK(same < 3);
 }

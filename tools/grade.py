@@ -2,19 +2,21 @@
 """Grades submissions of one chapter with the instructor's own harness (docs/assignments.md).
 
   grade.py CHAPTER SUBMISSION... [--build BUILD] [--seed N] [--out DIR] [--gradescope]
-           [--timeout S] [--time-limit S] [--perf-target PCT] [--unsandboxed]
-           [-- CHAPTER-BINARY OPTIONS...]
+           [--timeout S] [--time-limit S] [--compile-limit S] [--perf-target PCT]
+           [--perf-points P] [--correct-points P] [--unsandboxed] [-- CHAPTER-BINARY OPTIONS...]
 
 A SUBMISSION is a student's copy of the repository, a folder holding the chapter's kernel file,
-the kernel file itself, or a folder of such submissions (each subfolder is one). From each, only
-the chapter's kernel file is taken. It is scanned (a first, friendly filter), then compiled in a
-bubblewrap sandbox: its includes are checked against an allow-list by the compiler's own
-dependency output, and it is compiled alone, as its own translation unit exporting nothing but
-the contract's gemm, into a child process (tools/grade_child.cu) that only computes. The
-instructor's chapter binary (`--grade --remote`) runs that child in a sandbox of its own, makes
-the inputs from the secret seed, checks what the child returns, times every run on its own clock
-and writes the verdict into a folder the child cannot see. One broken submission (rejected, not
-compiling, crashing, hanging) costs that submission a FAIL with the reason, never the run.
+the kernel file itself, or a folder of such submissions (each subfolder is one; a link, a loose
+file or a kernel file at its top gets a FAIL row of its own). From each, only the chapter's kernel
+file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox:
+its includes are checked against an allow-list by the compiler's own dependency output, and it is
+compiled alone, as its own translation unit exporting nothing but the contract's gemm, into a
+child process (tools/grade_child.cu) that only computes. The instructor's chapter binary
+(`--grade --remote`) runs that child in a sandbox of its own, which holds the child and its
+libraries and nothing else, makes the inputs from the secret seed, checks what the child returns,
+times every run on its own clock (the yardstick with the child stopped) and writes the verdict
+into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
+hanging) costs that submission a FAIL with the reason, never the run or another row.
 
 Performance points compare each submission with the instructor's own kernel, graded the same way
 in the same run; --perf-target PCT compares with a percentage of the yardstick instead.
@@ -23,34 +25,42 @@ Writes OUT/<submission>/ (the kernel as built, the compiler's output, the child'
 output and JSON), OUT/class.csv and, with --gradescope, OUT/<submission>/results.json in
 Gradescope's format. Every folder it writes holds a file .gemm-grade; it deletes no other.
 Exit: 0 when every submission was graded (whatever the grades), 1 when the instructor's own kernel
-fails the grade, 2 for a bad command line or a missing sandbox, 77 when this machine has no GPU
-that can run the chapter.
+fails the grade, 2 for a bad command line or a missing sandbox (found before anything is built),
+77 when this machine has no GPU that can run the chapter.
 Environment: GEMM_GRADE_BWRAP, the bubblewrap program (default: bwrap on PATH).
 """
 import argparse
+import concurrent.futures
 import csv
 import functools
 import glob
+import hashlib
 import json
+import math
 import os
 import re
+import select
 import shlex
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chapters as chapter_list  # noqa: E402  (tools/chapters.py: the one list of chapters)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = tuple(c.id for c in chapter_list.load() if c.kind == "hopper")  # sm_90a chapters
 MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
 REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others
 NOBODY = 65534            # the sandbox's user when grade.py runs as root
 ENTRY = "grade_gemm"      # the one symbol the kernel's object file exports
 KERNEL_BYTES = 1 << 20    # the largest kernel file read
+LOG_BYTES = 1 << 20       # compile.log keeps the compiler's last MiB
+SEED_MAX = (1 << 63) - 1  # the chapter binary's --seed is a signed 64-bit number
 # Headers any kernel may include (the chapters' own includes are added per chapter).
 SAFE_CPU = ["<cstdint>", "<cstddef>", "<cstdio>", "<cstdlib>", "<cmath>", "<algorithm>",
             "<type_traits>", "<utility>"]
@@ -66,72 +76,123 @@ FORBIDDEN = [
      "opens files"),
     (r"__attribute__\s*\(\s*\(\s*constructor|\bpragma\s+init\b", "runs code before main"),
 ]
-# Limits inside the sandbox (prlimit): CPU seconds per process, bytes of address space, bytes per
-# file written, processes and threads of the sandbox's user.
-COMPILE_LIMITS = {"cpu": 900, "as": 16 << 30, "fsize": 512 << 20, "nproc": 256}
-RUN_FSIZE = 16 << 20  # the child's log, and any file it writes
-RUN_AS_CPU = 32 << 30  # a CPU child's address space; a GPU child gets none (CUDA maps huge ranges)
-# The environment a sandboxed child may keep from the grader's (thread counts, the GPU to use,
-# where the driver's libraries are); everything else is cleared.
-PASS_ENV = re.compile(r"^(OMP_\w+|GOMP_\w+|CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|LD_LIBRARY_PATH)$")
+# Sections of the kernel's object file that would run its code before the child's lock-down
+# (tools/grade_child.cu, a constructor of priority 101): refused by name.
+EARLY_SECTIONS = re.compile(r"^(\.preinit_array|\.init|\.init_array\..+|\.ctors.*|\.dtors.*)$")
+# Limits. Compiling: CPU seconds per process, address space, bytes per file written, the /tmp of
+# the sandbox; the wall-clock limit of all of a submission's compiling is --compile-limit.
+COMPILE_LIMITS = {"cpu": 900, "as": 16 << 30, "fsize": 256 << 20}
+COMPILE_TMP = 2 << 30
+# Running: bytes per file written (the child's log), the child's /tmp, processes and threads (set
+# by the child itself, before the submission's code runs), and its memory: cgroup v2 memory.max
+# where grade.py can make a cgroup, otherwise the address space of each process (CPU children:
+# a GPU child's CUDA reserves address ranges as large as the machine's memory).
+RUN_FSIZE = 16 << 20
+RUN_TMP = 64 << 20
+# The environment a sandboxed child may keep from the grader's (thread counts, the GPU to use);
+# everything else is cleared.
+PASS_ENV = re.compile(r"^(OMP_\w+|GOMP_\w+|CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER)$")
 
 
 def die(msg, code=2):
-    print(f"grade.py: error: {msg}", file=sys.stderr)
+    print(f"grade.py: error: {shown(msg)}", file=sys.stderr)
     sys.exit(code)
 
 
-def chapter_dir(chapter):
-    names = [c.id for c in chapter_list.load()]  # chapters/chapters.txt
-    for d in names:
-        if d == chapter or d.split("_")[0] == chapter:
-            return d
-    die(f"no chapter '{chapter}' (chapters: {' '.join(names)})")
+def shown(text):
+    """Text as it may be printed or written anywhere: a name that is not UTF-8 (a folder from a
+    zip made on Windows) keeps its bytes as \\xNN escapes instead of failing the whole run."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def kernel_name(ch):
-    for name in ("kernel.cuh", "kernel.hpp"):
-        if os.path.exists(os.path.join(ROOT, "chapters", ch, name)):
-            return name
-    die(f"chapters/{ch} has no kernel file")
+def chapter_of(chapter):
+    """The chapter (tools/chapters.py's tuple) named by its id or number."""
+    chapters = chapter_list.load()  # chapters/chapters.txt
+    for c in chapters:
+        if c.id == chapter or c.id.split("_")[0] == chapter:
+            return c
+    die(f"no chapter '{chapter}' (chapters: {' '.join(c.id for c in chapters)})")
+
+
+def kernel_name(c):
+    name = "kernel.hpp" if c.kind == "cpu" else "kernel.cuh"
+    if not os.path.isfile(os.path.join(ROOT, "chapters", c.id, name)):
+        die(f"chapters/{c.id} has no {name}")
+    return name
 
 
 def find_kernel(sub, ch, kname):
-    """The kernel file of one submission, or None."""
-    if os.path.isfile(sub):
-        return sub
+    """The kernel file of one submission folder, or None."""
     for candidate in (os.path.join(sub, "chapters", ch, kname), os.path.join(sub, kname)):
         if os.path.isfile(candidate):
             return candidate
     return None
 
 
-def expand(subs, ch, kname):
-    """Submissions as (name, kernel path or None, the submission's folder or None when the kernel
-    file was named itself); a folder of submissions is opened (its hidden folders, such as .git,
-    are not submissions)."""
+def is_submission(folder, ch, kname):
+    return os.path.isdir(os.path.join(folder, "chapters")) or find_kernel(folder, ch, kname) is not None
+
+
+class Sub:
+    """One row of the class: its name, the kernel file (None: not found), the submission's folder
+    (None when the kernel file was named itself), or why it is refused before it is read."""
+
+    def __init__(self, name, kernel=None, root=None, refused=None):
+        self.name, self.kernel, self.root, self.refused = name, kernel, root, refused
+        self.out = out_name(name)
+
+
+def out_name(name):
+    """The folder of OUT that holds a submission's evidence: its name, shown as text, and never one
+    of grade.py's own names."""
+    n = shown(name).replace("/", "_")
+    if n in (REFERENCE, "class.csv", ".", "..", "") or n.startswith("."):
+        n = "_" + n + "_" + hashlib.sha256(n.encode()).hexdigest()[:8]
+    return n
+
+
+def expand(paths, ch, kname):
+    """The submissions the command line names, one Sub per row. A folder that holds submissions
+    (subfolders with the kernel file or a chapters/ folder), or subfolders and no kernel file of
+    its own, is a class: every entry of it but the hidden ones (.git) is a row, links, loose files and a kernel file at its top refused with the
+    reason. A link named on the command line is refused as well: a submission is a plain folder
+    or file of its own, never another's through a link."""
     out = []
-    for sub in subs:
-        sub = os.path.abspath(sub)
-        if not os.path.exists(sub):
-            die(f"{sub}: no such file or folder")
-        if find_kernel(sub, ch, kname) is None and os.path.isdir(sub) and not \
-                os.path.exists(os.path.join(sub, "chapters")):
-            inner = sorted(os.path.join(sub, d) for d in os.listdir(sub)
-                           if os.path.isdir(os.path.join(sub, d)) and not d.startswith("."))
-            if inner:
-                out += [(os.path.basename(d), find_kernel(d, ch, kname), d) for d in inner]
-                continue
-        if os.path.isfile(sub):
-            out.append((os.path.splitext(os.path.basename(sub))[0], sub, None))
-        else:
-            out.append((os.path.basename(sub), find_kernel(sub, ch, kname), sub))
-    names = [n for n, _, _ in out]
+    for arg in paths:
+        path = os.path.abspath(arg)
+        base = os.path.basename(path.rstrip("/")) or path
+        if os.path.islink(path):
+            out.append(Sub(base, refused="refused: the submission is a symbolic link"))
+            continue
+        if not os.path.exists(path):
+            die(f"{arg}: no such file or folder")
+        if os.path.isfile(path):
+            out.append(Sub(os.path.splitext(base)[0], kernel=path))
+            continue
+        entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+        inner = [e for e in entries if os.path.isdir(os.path.join(path, e)) and not
+                 os.path.islink(os.path.join(path, e)) and is_submission(os.path.join(path, e), ch, kname)]
+        folders = [e for e in entries if os.path.isdir(os.path.join(path, e))]
+        top = find_kernel(path, ch, kname)
+        if os.path.isdir(os.path.join(path, "chapters")) or not (inner or (folders and top is None)):
+            out.append(Sub(base, kernel=top, root=path))
+            continue
+        for e in entries:  # a class
+            full = os.path.join(path, e)
+            if os.path.islink(full):
+                out.append(Sub(e, refused="refused: the submission is a symbolic link"))
+            elif e == kname:
+                out.append(Sub(e, refused=f"refused: a {kname} at the top of the class folder "
+                               f"{shown(base)} (each submission goes into a folder of its own)"))
+            elif os.path.isdir(full):
+                out.append(Sub(e, kernel=find_kernel(full, ch, kname), root=full))
+            else:
+                out.append(Sub(e, refused="refused: a loose file in the class folder (each submission "
+                               "goes into a folder of its own)"))
+    names = [s.out for s in out]
     if len(set(names)) != len(names):
-        die("two submissions have the same name: " + ", ".join(sorted(n for n in names if names.count(n) > 1)))
-    for reserved in (REFERENCE, "class.csv"):
-        if reserved in names:
-            die(f"a submission may not be named {reserved}: grade.py writes its own {reserved} into --out")
+        die("two submissions have the same name: " +
+            ", ".join(sorted(set(n for n in names if names.count(n) > 1))))
     return out
 
 
@@ -196,16 +257,62 @@ def nvcc_path():
     return found if os.access(found, os.X_OK) else None
 
 
+def host_memory():
+    """Bytes of memory this machine has (MemTotal), or None."""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def memory_cgroup():
+    """A cgroup v2 folder in which grade.py may make one cgroup per child with memory.max: its own
+    cgroup, when that delegates the memory controller (the root cgroup, as root, on most machines
+    with cgroup v2). None elsewhere: the children then get the rlimit of their address space."""
+    try:
+        own = next(l[3:].strip() for l in open("/proc/self/cgroup") if l.startswith("0::"))
+        folder = os.path.join("/sys/fs/cgroup", own.lstrip("/"))
+        if "memory" not in open(os.path.join(folder, "cgroup.subtree_control")).read().split():
+            return None
+        probe = tempfile.mkdtemp(prefix="gemm-grade-probe-", dir=folder)
+        try:  # a limit can be set, and a process can join (as the launcher's shell will)
+            with open(os.path.join(probe, "memory.max"), "w") as f:
+                f.write(str(1 << 30))
+            joined = subprocess.run(["sh", "-c", 'echo $$ > "$1"', "sh", os.path.join(probe, "cgroup.procs")],
+                                    capture_output=True).returncode == 0
+        finally:
+            for _ in range(50):  # empty once the process has ended
+                try:
+                    os.rmdir(probe)
+                    break
+                except OSError:
+                    time.sleep(0.02)
+        return folder if joined else None
+    except (OSError, StopIteration):
+        return None
+
+
 class Sandbox:
-    """Runs a command in a bubblewrap sandbox: its own PID, network, IPC and user namespaces (every
-    process it starts dies with it), its own /proc, /usr and the libraries read-only, a private
-    /tmp, only the folders it is given, no capabilities, a clean environment, the limits of
-    prlimit(1). As root it runs as the user nobody (so that the process limit binds). With
-    enabled=False (--unsandboxed) only the limits and the clean environment remain."""
+    """Runs a command in a bubblewrap sandbox: its own PID, network, IPC, UTS and user namespaces
+    (every process it starts dies with it; the command is the namespace's PID 1, so that no
+    process of bubblewrap's, with its command line, is in view), no capabilities, a root that is
+    read-only but for a /tmp of capped size, only the folders it is given, an environment of only
+    what it is given, the limits of prlimit(1). bubblewrap itself starts from an empty environment.
+    system=True (the compilers): /usr, /bin, /lib and the CUDA toolkit read-only. system=False (the
+    child): nothing but its own program and the libraries it is given. As root it runs as the user
+    nobody (so that the process limit binds). With enabled=False (--unsandboxed) only the limits
+    and the clean environment remain."""
 
     def __init__(self, enabled):
         self.enabled = enabled
-        self.bwrap = os.environ.get("GEMM_GRADE_BWRAP", "bwrap")
+        self.tools = {t: shutil.which(t) for t in ("env", "prlimit", "setpriv")}
+        missing = [t for t, path in self.tools.items() if not path]
+        if missing:
+            die(f"{', '.join(missing)} not found (util-linux and coreutils)")
+        self.bwrap = shutil.which(os.environ.get("GEMM_GRADE_BWRAP", "bwrap"))
         self.as_nobody = enabled and os.geteuid() == 0
         self.note = "UNSANDBOXED (--unsandboxed): the submissions ran with the grader's rights"
         if not enabled:
@@ -222,16 +329,17 @@ class Sandbox:
             die(f"no usable sandbox: {why}. Install bubblewrap (Debian/Ubuntu: apt-get install "
                 "bubblewrap), or pass --unsandboxed to grade without one (not for grades that count: "
                 "a submission can then read and write what you can)")
-        version = subprocess.run([self.bwrap, "--version"], capture_output=True, text=True).stdout.strip()
+        version = subprocess.run([self.bwrap, "--version"], capture_output=True, text=True,
+                                 env={}).stdout.strip()
         self.note = f"sandboxed ({version or 'bubblewrap'}" + (", as the user nobody)" if self.as_nobody else ")")
 
     def probe(self):
         """Why the sandbox does not work here, or None."""
-        if not shutil.which(self.bwrap):
-            return f"{self.bwrap} not found"
+        if not self.bwrap:
+            return f"{os.environ.get('GEMM_GRADE_BWRAP', 'bwrap')} not found"
         try:
-            p = subprocess.run(self.argv(["true"], limits={}), capture_output=True, text=True,
-                               timeout=60, stdin=subprocess.DEVNULL)
+            p = subprocess.run(self.argv(["/usr/bin/true"], limits={}), capture_output=True, text=True,
+                               timeout=60, stdin=subprocess.DEVNULL, env={})
         except (OSError, subprocess.TimeoutExpired) as e:
             return f"{self.bwrap}: {e}"
         return None if p.returncode == 0 else f"{self.bwrap} failed: {p.stderr.strip()[-300:]}"
@@ -243,78 +351,131 @@ class Sandbox:
                 for x in [d] + [os.path.join(d, f) for f in subdirs + files]:
                     os.lchown(x, NOBODY, NOBODY)
 
-    def argv(self, cmd, limits, rw=(), ro=(), dev="null", env=None, cwd="/tmp"):
-        """The command line that runs `cmd` sandboxed. rw, ro: (host path, sandbox path) pairs;
-        dev: "null" (/dev/null alone), "full" (bubblewrap's minimal /dev) or "gpu" (that plus the
-        NVIDIA device nodes and a read-only /sys)."""
+    def argv(self, cmd, limits, rw=(), ro=(), dev=(), env=None, cwd="/tmp", system=True,
+             tmp_size=COMPILE_TMP, proc=True, sys_ro=False, copies=()):
+        """The command line that runs `cmd` sandboxed, to be started with an empty environment.
+        rw, ro: (host path, sandbox path) pairs; dev: device files to bind besides /dev/null;
+        copies: (file descriptor, sandbox path) of programs bubblewrap copies into the sandbox
+        from a descriptor the caller opens (a copy, unlike a bind, shows no host path in
+        /proc/self/mountinfo)."""
         env = dict(env or {})
-        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+        if system:
+            env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         env.update(HOME="/tmp", TMPDIR="/tmp")
         lim = [f"--{k}={v}" for k, v in limits.items()] + (["--core=0"] if limits else [])
-        inner = ["prlimit"] + lim + ["--"] + cmd if lim else cmd
+        outer = [self.tools["prlimit"]] + lim + ["--"] if lim else []
         if not self.enabled:  # the same command on the host's own paths
+            inner = list(cmd)
             for src, dst in list(rw) + list(ro):
                 pattern = r"(?:^|(?<=[\s'\"=]))" + re.escape(dst) + r"(?=/|$|[\s'\"])"
                 inner = [re.sub(pattern, lambda _: src, arg) for arg in inner]
-            return ["env", "-i"] + [f"{k}={v}" for k, v in env.items()] + inner
-        a = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-             "--ro-bind", "/usr", "/usr"]
-        for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-            if os.path.islink(d):
-                a += ["--symlink", os.readlink(d), d]
-            elif os.path.isdir(d):
-                a += ["--ro-bind", d, d]
-        for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"):
-            if os.path.exists(f):
-                a += ["--ro-bind", f, f]
-        extra = set()  # a CUDA toolkit or driver libraries outside /usr
-        nvcc = nvcc_path()
-        if nvcc:
-            extra.add(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
-        for d in env.get("LD_LIBRARY_PATH", "").split(":"):
-            if d and os.path.isdir(d):
-                extra.add(os.path.realpath(d))
-        for d in sorted(extra):
-            if not any(is_inside(d, r) for r in ("/usr", "/lib", "/lib64")):
-                a += ["--ro-bind", d, d]
-        a += ["--proc", "/proc", "--tmpfs", "/tmp"]
-        if dev == "null":
-            a += ["--dev-bind", "/dev/null", "/dev/null"]
-        else:
-            a += ["--dev", "/dev"]
-        if dev == "gpu":
-            for node in sorted(glob.glob("/dev/nvidia*")):
-                a += ["--dev-bind", node, node]
+            return [self.tools["env"], "-i"] + [f"{k}={v}" for k, v in env.items()] + outer + inner
+        a = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
+             "--cap-drop", "ALL"]
+        if system:
+            a += ["--ro-bind", "/usr", "/usr"]
+            for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+                if os.path.islink(d):
+                    a += ["--symlink", os.readlink(d), d]
+                elif os.path.isdir(d):
+                    a += ["--ro-bind", d, d]
+            for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"):
+                if os.path.exists(f):
+                    a += ["--ro-bind", f, f]
+            nvcc = nvcc_path()  # a CUDA toolkit outside /usr
+            if nvcc:
+                d = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+                if not any(is_inside(d, r) for r in ("/usr", "/lib", "/lib64")):
+                    a += ["--ro-bind", d, d]
+        if proc:
+            a += ["--proc", "/proc"]
+        a += ["--size", str(tmp_size), "--tmpfs", "/tmp", "--dev-bind", "/dev/null", "/dev/null"]
+        for node in dev:
+            a += ["--dev-bind", node, node]
+        if sys_ro:
             a += ["--ro-bind", "/sys", "/sys"]
         for src, dst in ro:
             a += ["--ro-bind", src, dst]
         for src, dst in rw:
             a += ["--bind", src, dst]
-        a += ["--clearenv"]
+        for fd, dst in copies:
+            a += ["--perms", "0555", "--file", str(fd), dst]
+        a += ["--remount-ro", "/", "--clearenv"]
         for k, v in env.items():
             a += ["--setenv", k, v]
-        a += ["--chdir", cwd, "--"] + inner
+        a += ["--chdir", cwd, "--"] + list(cmd)
         if self.as_nobody:
-            a = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + a
-        return a
+            a = [self.tools["setpriv"], f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + a
+        return outer + a
+
+
+def library_closure(binary, loader_needed=True):
+    """{file name: host path} of the shared libraries `binary` loads, and the loader's path, by
+    ldd (the host's loader in its listing mode; `binary` is one grade.py built from the
+    instructor's sources, never a submission)."""
+    p = subprocess.run(["ldd", binary], capture_output=True, text=True, env={})
+    libs, loader = {}, None
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*(\S+) => (/\S+) \(0x", line)
+        if m:
+            libs[m.group(1)] = m.group(2)
+            continue
+        m = re.match(r"\s*(/\S+) \(0x", line)
+        if m:
+            loader = m.group(1)
+    if loader_needed and (p.returncode != 0 or loader is None):
+        die(f"ldd {binary} failed: {p.stdout[-300:]} {p.stderr[-300:]}")
+    return libs, loader
+
+
+def cuda_driver_libraries():
+    """{file name: host path} of the driver's libcuda.so.1, the libraries the driver loads beside
+    it (its PTX compiler and the like, from its own folder) and what they need in turn."""
+    found = None  # where the loader finds it for the grading binary: LD_LIBRARY_PATH first
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if d and os.path.isfile(os.path.join(d, "libcuda.so.1")):
+            found = os.path.join(d, "libcuda.so.1")
+            break
+    p = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True)
+    for line in [] if found else p.stdout.splitlines():
+        m = re.match(r"\s*libcuda\.so\.1 \((.*)\) => (\S+)", line)
+        if m and ("x86-64" in m.group(1) or "AArch64" in m.group(1) or "64bit" in m.group(1)):
+            found = m.group(2)
+            break
+    if not found and os.path.isfile("/usr/lib/wsl/lib/libcuda.so.1"):
+        found = "/usr/lib/wsl/lib/libcuda.so.1"
+    if not found:
+        die("the driver's libcuda.so.1 was not found (ldconfig -p, LD_LIBRARY_PATH)")
+    folder = os.path.dirname(found)
+    libs = {}
+    for pattern in ("libcuda.so*", "libnvidia-ptxjitcompiler.so*", "libnvidia-gpucomp.so*",
+                    "libnvidia-nvvm.so*"):
+        for f in glob.glob(os.path.join(folder, pattern)):
+            libs[os.path.basename(f)] = f
+    for f in list(libs.values()):
+        more, _ = library_closure(f, loader_needed=False)
+        libs.update({k: v for k, v in more.items() if k not in libs})
+    return libs
 
 
 class Chapter:
     """How one chapter's submissions are built: compiler and flags, the headers a kernel may
-    include, the allow-list of files its preprocessing may read, and the child's main object."""
+    include, the allow-list of files its preprocessing may read, the child's main object, and
+    what the child's sandbox holds (its libraries)."""
 
-    def __init__(self, ch, kname, build, sandbox, tmp):
-        self.ch, self.kname, self.sandbox = ch, kname, sandbox
-        self.gpu = kname.endswith(".cuh")
-        num = int(ch[:2])
-        with open(os.path.join(ROOT, "chapters", ch, kname)) as f:
+    def __init__(self, c, kname, build, sandbox, tmp, compile_limit):
+        self.ch, self.kname, self.sandbox, self.compile_limit = c.id, kname, sandbox, compile_limit
+        self.gpu = c.kind != "cpu"
+        with open(os.path.join(ROOT, "chapters", c.id, kname)) as f:
             own = includes(strip_comments(f.read()))
         self.allowed_includes = set(SAFE_GPU if self.gpu else SAFE_CPU) | set(own)
         # The instructor's headers a kernel may include: those its own kernel file includes, from
         # common/ (common/device/ too) or chapters/, copied into the build's include folder.
         quoted = [i.strip('"') for i in self.allowed_includes if i.startswith('"')]
         self.headers = project_headers(quoted, [os.path.join(ROOT, "common"), os.path.join(ROOT, "chapters")])
-        ns = ["-DGRADE_NS=ch%02d" % num]
+        ns = ["-DGRADE_NS=" + c.ns]
+        # The processes and threads the child may have: it sets this limit itself, first thing.
+        self.nproc = 4 * (os.cpu_count() or 1) + 64
         if not self.gpu:
             # -falign-loops=32 as meson.build sets it: the child's loops sit as the chapter's do.
             self.cc = ["g++", "-std=c++17", "-O3", "-falign-loops=32", "-fopenmp", "-fmax-errors=20",
@@ -325,25 +486,19 @@ class Chapter:
             nvcc = nvcc_path()
             if nvcc is None:
                 die("the GPU chapters need nvcc (the CUDA toolkit): not found on PATH or in /usr/local/cuda/bin")
-            if ch.startswith(HOPPER):
+            if c.kind == "hopper":
                 arch = ["-gencode=arch=compute_90a,code=sm_90a"]
             else:
                 arch = ["-gencode=arch=compute_%s,code=sm_%s" % (a, a) for a in gpu_archs(build)]
             self.cc = [nvcc, "-std=c++17", "-O3", "--expt-relaxed-constexpr", "-DGRADE_GPU"] + arch + \
                 ["-Xcompiler", "-fdiagnostics-color=never,-fno-diagnostics-show-caret"]
-            if num >= 8:
-                self.cc.append("-DGRADE_HALF")
+            # The chapter list says what A, B and C hold: fp32, fp16 (A and B), or FP8 (e4m3 A and
+            # B with scales, bf16 C).
+            self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(c.precision, [])
             self.flags = ["-Xcompiler", "-fno-gnu-unique"]
-            self.link = [nvcc] + arch
+            self.link = [nvcc, "--cudart", "static"] + arch
         self.kernel_flags = self.flags + ns + ["-I", "/build/include"]
         self.env = {"PATH": ":".join(([os.path.dirname(self.cc[0])] if self.gpu else []) + ["/usr/bin", "/bin"])}
-        if self.gpu:
-            # A first run of the chapter binary: it says whether this machine can grade the
-            # chapter at all, and it makes the driver create every device node the sandboxes bind.
-            p = subprocess.run([os.path.join(build, "chapters", ch), "--sizes", "1", "--reps", "1",
-                                "--no-baseline", "--out", tmp], capture_output=True, text=True)
-            if p.returncode == 77:
-                die(p.stdout.strip(), code=77)
         self.main = os.path.join(tmp, "main")
         os.makedirs(self.main)
         # The child's own translation unit, compiled once for the whole class.
@@ -352,38 +507,77 @@ class Chapter:
                                           [os.path.join(ROOT, "tools"), os.path.join(ROOT, "common")]).items():
             shutil.copy(path, os.path.join(self.main, name))
         shutil.copy(os.path.join(ROOT, "tools", "grade_child.cu"), self.main)
+        with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own
+            args = ("int, int, int, float, const __nv_fp8_e4m3*, int, const __nv_fp8_e4m3*, int, const float*, "
+                    "const float*, float, __nv_bfloat16*, int, cudaStream_t" if c.precision == "fp8" else
+                    "int, int, int, float, const GradeIn*, int, const GradeIn*, int, float, float*, int" +
+                    (", cudaStream_t" if self.gpu else ""))
+            f.write(f'#include "grade_entry.hpp"\nextern "C" void grade_gemm({args}) {{}}\n')
         sandbox.own(self.main)
-        p = self.run(self.cc + self.flags + ["-I", "/main", "-c", "/main/grade_child.cu", "-o", "/main/child_main.o"],
-                     ro=[], rw=[(self.main, "/main")], log=os.path.join(self.main, "compile.log"))
+        log = os.path.join(self.main, "compile.log")
+        steps = [self.cc + self.flags + [f"-DGRADE_NPROC={self.nproc}", "-I", "/main", "-c",
+                                         "/main/grade_child.cu", "-o", "/main/child_main.o"],
+                 self.cc + self.flags + ["-I", "/main", "-c", "/main/stub.cu", "-o", "/main/stub.o"],
+                 self.link + ["/main/child_main.o", "/main/stub.o", "-o", "/main/probe"]]
+        p = self.run(["sh", "-c", " && ".join(" ".join(shlex.quote(x) for x in s) for s in steps)],
+                     rw=[(self.main, "/main")], log=log, deadline=time.monotonic() + 1800)
         if p != 0:
-            die(f"tools/grade_child.cu does not compile (see {self.main}/compile.log):\n" +
-                tail(os.path.join(self.main, "compile.log"), 3000))
+            die(f"tools/grade_child.cu does not compile (see {self.main}/compile.log):\n" + tail(log, 3000))
+        # What the child's sandbox holds: its libraries (the closure of a child grade.py built
+        # itself, with no code of a submission: the link of every child is the same), and for a
+        # GPU the driver's.
+        self.libs, self.loader = library_closure(os.path.join(self.main, "probe"))
+        if self.gpu:
+            self.libs.update({k: v for k, v in cuda_driver_libraries().items() if k not in self.libs})
         # The allow-list: every file that preprocessing the allowed includes reads, found as the
         # submissions' will be, in the same sandbox with the same flags.
         probe = os.path.join(tmp, "probe")
         self.populate(probe, "".join(f"#include {i}\n" for i in sorted(self.allowed_includes)))
-        deps, why = self.deps(probe)
+        deps, why = self.deps(probe, time.monotonic() + 1800)
         if why:
-            die(f"the allowed headers of {ch} do not preprocess in the sandbox: {why}")
+            die(f"the allowed headers of {c.id} do not preprocess in the sandbox: {why}")
         self.allowed_files = set(deps)
 
-    def run(self, cmd, rw, log, ro=(), stdout=None):
-        """Runs a compiler command in the sandbox; its output goes to `log` (and stdout to the file
-        `stdout` when given). Returns the exit code, or None past the time limit."""
+    def run(self, cmd, rw, log, deadline, ro=(), stdout=None):
+        """Runs a compiler command in the sandbox until `deadline` (time.monotonic()); its output
+        goes to `log`, of which the last LOG_BYTES are kept (and stdout to the file `stdout` when
+        given). Returns the exit code, or None past the deadline."""
         argv = self.sandbox.argv(cmd, COMPILE_LIMITS, rw=rw, ro=ro, env=self.env, cwd="/build" if rw and
                                  rw[0][1] == "/build" else "/tmp")
-        with open(log, "a") as lf:
-            lf.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
-            lf.flush()
-            out = open(stdout, "w") if stdout else lf
-            try:
-                return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=lf,
-                                      timeout=900).returncode
-            except subprocess.TimeoutExpired:
-                return None
-            finally:
-                if stdout:
-                    out.close()
+        kept = bytearray(("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n").encode())
+        out = open(stdout, "wb") if stdout else None
+        try:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out or subprocess.PIPE,
+                                 stderr=subprocess.PIPE if out else subprocess.STDOUT, env={})
+        finally:
+            if out:
+                out.close()
+        pipe = p.stderr if stdout else p.stdout
+        rc = None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                p.kill()
+                break
+            ready, _, _ = select.select([pipe], [], [], min(left, 1.0))
+            if ready:
+                chunk = os.read(pipe.fileno(), 1 << 16)
+                if not chunk:
+                    rc = p.wait()  # the pipe closes when the sandbox has ended
+                    break
+                kept += chunk
+                if len(kept) > 2 * LOG_BYTES:
+                    del kept[:-LOG_BYTES]
+        p.wait()
+        pipe.close()
+        old = b""
+        if os.path.exists(log):
+            with open(log, "rb") as f:
+                f.seek(max(0, os.path.getsize(log) - LOG_BYTES))
+                old = f.read()
+        with open(log, "wb") as f:  # the compiler's last MiB, whatever it printed
+            f.write((old + bytes(kept))[-LOG_BYTES:])
+        return rc
 
     def populate(self, build, kernel_text):
         """A build folder as the sandbox sees it at /build: the entry, the kernel file, the
@@ -398,15 +592,15 @@ class Chapter:
             shutil.copy(path, os.path.join(build, "include", name))
         self.sandbox.own(build)
 
-    def deps(self, build):
+    def deps(self, build, deadline):
         """The files preprocessing the kernel's translation unit reads, by the compiler's own -M
         output (every pass: host and each GPU architecture), as absolute paths in the sandbox.
         Returns (list in the order read, None) or (None, why)."""
         out, log = os.path.join(build, "deps.txt"), os.path.join(build, "compile.log")
         rc = self.run(self.cc + self.kernel_flags + ["-M", "/build/grade_entry.cu"],
-                      rw=[(build, "/build")], log=log, stdout=out)
+                      rw=[(build, "/build")], log=log, stdout=out, deadline=deadline)
         if rc is None:
-            return None, "does not compile: the preprocessor ran past 900 s"
+            return None, f"does not compile: the preprocessor ran past the compile limit of {self.compile_limit} s"
         if rc != 0:
             return None, "does not compile: " + compiler_errors(log, own_file_only=True)
         text = open(out, errors="replace").read().replace("\\\n", " ")
@@ -432,8 +626,10 @@ class Chapter:
 
     def compile(self, text, build):
         """Builds the child of one kernel file in `build`; returns (path, None) or (None, why)."""
+        deadline = time.monotonic() + self.compile_limit
+        late = f"does not compile: the compiler ran past the compile limit of {self.compile_limit} s"
         self.populate(build, text)
-        files, why = self.deps(build)
+        files, why = self.deps(build, deadline)
         if why:
             return None, why
         why = self.check_deps(files)
@@ -443,35 +639,70 @@ class Chapter:
         steps = [self.cc + self.kernel_flags + ["-c", "/build/grade_entry.cu", "-o", "/build/kernel.o"],
                  # Every symbol local but the entry: the child's own functions cannot be replaced.
                  ["objcopy", "--remove-section=.group", f"--keep-global-symbol={ENTRY}",
-                  "/build/kernel.o", "/build/kernel_local.o"],
-                 self.link + ["/main/child_main.o", "/build/kernel_local.o", "-o", "/build/child"]]
+                  "/build/kernel.o", "/build/kernel_local.o"]]
         script = " && ".join(" ".join(shlex.quote(c) for c in s) for s in steps)
-        rc = self.run(["sh", "-c", script], rw=[(build, "/build")], ro=[(self.main, "/main")], log=log)
+        rc = self.run(["sh", "-c", script], rw=[(build, "/build")], log=log, deadline=deadline)
         if rc is None:
-            return None, "does not compile: the compiler ran past 900 s"
+            return None, late
         if rc != 0:
             return None, "does not compile: " + compiler_errors(log)
-        rc = self.run(["nm", "-g", "--defined-only", "/build/kernel_local.o"], rw=[(build, "/build")],
-                      log=log, stdout=os.path.join(build, "symbols.txt"))
-        symbols = [line.split()[-1] for line in open(os.path.join(build, "symbols.txt")) if line.strip()]
+        # What the object exports (the entry alone), and nothing of it that runs before the child's
+        # lock-down: no early initialization section, no IFUNC resolver (run while relocating).
+        listing = os.path.join(build, "object.txt")
+        rc = self.run(["sh", "-c", "nm -g --defined-only /build/kernel_local.o && echo '@@' && "
+                       "readelf -SW -sW /build/kernel_local.o"], rw=[(build, "/build")], log=log,
+                      stdout=listing, deadline=deadline)
+        if rc is None:
+            return None, late
+        text = open(listing, errors="replace").read() if os.path.exists(listing) else ""
+        exported, _, elf = text.partition("@@\n")
+        symbols = [line.split()[-1] for line in exported.splitlines() if line.strip()]
         if rc != 0 or symbols != [ENTRY]:
             return None, f"rejected: the kernel's object file exports {', '.join(symbols) or 'nothing'}, not {ENTRY} alone"
+        sections = re.findall(r"^\s*\[\s*\d+\]\s+(\S+)", elf, re.M)
+        early = [x for x in sections if EARLY_SECTIONS.match(x)]
+        if early:
+            return None, f"rejected: the kernel's object file has code that runs before main ({early[0]})"
+        if re.search(r"^\s*\d+:\s+\S+\s+\d+\s+IFUNC\b", elf, re.M):
+            return None, "rejected: the kernel's object file has an IFUNC resolver (code that runs before main)"
+        rc = self.run(self.link + ["/main/child_main.o", "/build/kernel_local.o", "-o", "/build/child"],
+                      rw=[(build, "/build")], ro=[(self.main, "/main")], log=log, deadline=deadline)
+        if rc is None:
+            return None, late
+        if rc != 0:
+            return None, "does not compile: " + compiler_errors(log)
         return os.path.join(build, "child"), None
 
-    def launcher(self, child, path, cpu_seconds):
+    def launcher(self, child, path, cpu_seconds, memory, cgroup):
         """Writes the program the chapter binary starts as its child: the kernel's child in its
-        sandbox. The binary gives it stdin /dev/null, its pipes on fds 3 and 4, and `path`.log."""
-        limits = {"cpu": cpu_seconds, "fsize": RUN_FSIZE, "nproc": 4 * (os.cpu_count() or 1) + 64}
-        if not self.gpu:
-            limits["as"] = RUN_AS_CPU
+        sandbox, which holds the child, its libraries and the loader (for a GPU: the driver's
+        libraries, the NVIDIA device files and /sys) and nothing else. The binary gives it stdin
+        /dev/null, its pipes on fds 3 and 4, and `path`.log. With `cgroup` (a folder of cgroup v2)
+        the child joins it, memory.max set there; otherwise each of its processes gets `memory`
+        bytes of address space (a CPU child; CUDA reserves address ranges past any such limit)."""
+        limits = {"cpu": cpu_seconds, "fsize": RUN_FSIZE}
+        if not self.gpu and not cgroup:
+            limits["as"] = memory
         env = {k: v for k, v in os.environ.items() if PASS_ENV.match(k)}
+        env["LD_LIBRARY_PATH"] = "/sandbox/lib"
+        ro = [(os.path.realpath(self.loader), self.loader)]
+        ro += [(os.path.realpath(host), "/sandbox/lib/" + name) for name, host in sorted(self.libs.items())]
         if self.gpu:
             env["CUDA_CACHE_DISABLE"] = "1"  # no JIT cache files to write
-        argv = self.sandbox.argv(["/sandbox/child"], limits, ro=[(child, "/sandbox/child")],
-                                 dev="gpu" if self.gpu else "full", env=env)
+        if not self.sandbox.enabled:
+            env["LD_LIBRARY_PATH"] = ":".join(sorted({os.path.dirname(h) for h in self.libs.values()}))
+        sandboxed = self.sandbox.enabled
+        argv = self.sandbox.argv(["/sandbox/child" if sandboxed else child], limits, ro=ro, env=env,
+                                 system=False, tmp_size=RUN_TMP, proc=self.gpu, sys_ro=self.gpu,
+                                 dev=sorted(glob.glob("/dev/nvidia*")) if self.gpu else (),
+                                 copies=[(5, "/sandbox/child")])
+        if self.sandbox.enabled:  # bubblewrap from an empty environment, like the child
+            argv = [self.sandbox.tools["env"], "-i"] + argv
+        join = f"echo $$ > {shlex.quote(os.path.join(cgroup, 'cgroup.procs'))} || exit 125\n" if cgroup else ""
+        copy = f" 5<{shlex.quote(child)}" if sandboxed else ""  # bubblewrap copies it from fd 5
         with open(path, "w") as f:
-            f.write("#!/bin/sh\n# The kernel's child as the grade starts it (tools/grade.py wrote this).\n"
-                    "exec " + " ".join(shlex.quote(a) for a in argv) + "\n")
+            f.write("#!/bin/sh\n# The kernel's child as the grade starts it (tools/grade.py wrote this).\n" +
+                    join + "exec " + " ".join(shlex.quote(a) for a in argv) + copy + "\n")
         os.chmod(path, 0o755)
 
 
@@ -576,18 +807,24 @@ def make_folder(path):
                 "the same --out again\n")
 
 
-def grade_one(chapter, path, root, work, scratch, args, extra, allowed):
-    """Grades one kernel file into `work`; returns (report, error)."""
+def build_one(chapter, sub, work, scratch, allowed, built):
+    """Reads, scans and compiles one submission into `work` and `scratch`; returns (child, None)
+    or (None, why). `built` maps a kernel file's text to the child already built from it in this
+    run (a copy of the same file is compiled once)."""
+    if sub.refused:
+        return None, sub.refused
+    path, root = sub.kernel, sub.root
     if path is None:
         return None, (f"no {chapter.kname} found (looked for chapters/{chapter.ch}/{chapter.kname}, "
                       f"{chapter.kname}, or the file itself)")
     # Read as the grader, which may read what the student may not: a plain file of the submission
     # (no link out of it), and not a big one.
+    if os.path.islink(path) or (root and not is_inside(os.path.realpath(path), os.path.realpath(root))):
+        return None, f"rejected: {shown(os.path.relpath(path, root or os.path.dirname(path)))} is a link, " \
+            "or lies outside the submission"
     st = os.stat(path)
-    if root and (os.path.islink(path) or not is_inside(os.path.realpath(path), os.path.realpath(root))):
-        return None, f"rejected: {os.path.relpath(path, root)} is a link, or lies outside the submission"
     if not stat.S_ISREG(st.st_mode):
-        return None, f"rejected: {os.path.basename(path)} is not a plain file"
+        return None, f"rejected: {shown(os.path.basename(path))} is not a plain file"
     if st.st_size > KERNEL_BYTES:
         return None, f"rejected: the kernel file has {st.st_size} bytes, more than {KERNEL_BYTES}"
     with open(path, errors="replace") as f:
@@ -597,15 +834,40 @@ def grade_one(chapter, path, root, work, scratch, args, extra, allowed):
     why = scan(text, allowed)
     if why:
         return None, "rejected: the kernel file " + why
-    build = os.path.join(scratch, "build")
-    child, error = chapter.compile(text, build)
+    key = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    with built["lock"]:
+        entry = built.get(key)
+        first = entry is None
+        if first:
+            entry = built[key] = {"done": threading.Event()}
+    if first:
+        entry["build"] = os.path.join(scratch, "build")
+        try:
+            entry["child"], entry["error"] = chapter.compile(text, entry["build"])
+        finally:
+            entry["done"].set()
+    entry["done"].wait()  # the same file again: the same child, its evidence copied
+    if "child" not in entry:
+        raise RuntimeError("the build of an identical kernel file failed")
+    child, error, build = entry["child"], entry["error"], entry["build"]
     for keep in ("compile.log", "deps.txt"):
         if os.path.exists(os.path.join(build, keep)):
             shutil.copy(os.path.join(build, keep), work)
-    if not child:
-        return None, error
+    return child, error
+
+
+def grade_one(chapter, child, work, scratch, args, extra, limits):
+    """Grades one built child into `work`; returns (report, error)."""
+    cgroup = None
+    if limits["cgroup"]:  # memory.max for everything the child starts
+        cgroup = tempfile.mkdtemp(prefix="gemm-grade-", dir=limits["cgroup"])
+        with open(os.path.join(cgroup, "memory.max"), "w") as f:
+            f.write(str(limits["memory"]))
+        if os.path.exists(os.path.join(cgroup, "memory.swap.max")):
+            with open(os.path.join(cgroup, "memory.swap.max"), "w") as f:
+                f.write("0")
     launcher = os.path.join(work, "child")
-    chapter.launcher(child, launcher, args.time_limit * (os.cpu_count() or 1))
+    chapter.launcher(child, launcher, args.time_limit * (os.cpu_count() or 1), limits["memory"], cgroup)
     verdict = os.path.join(scratch, "verdict")
     os.makedirs(verdict)
     try:
@@ -613,56 +875,98 @@ def grade_one(chapter, path, root, work, scratch, args, extra, allowed):
                                   chapter.sandbox.note)
     finally:
         os.remove(launcher)  # it names a child that goes with the scratch folder
+        for _ in range(50 if cgroup else 0):  # empty once the child's namespace has ended
+            try:
+                os.rmdir(cgroup)
+                break
+            except OSError:
+                time.sleep(0.1)
     if report and report.get("error"):
         error = report["error"]
     return report, error
 
 
+def bounded(kind, lo, hi):
+    """An argparse type: a finite number of `kind` (int or float) in [lo, hi]."""
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'a whole' if kind is int else 'a'} number, got '{text}'")
+        if not math.isfinite(v) or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"'{text}' is not in [{lo}, {hi}]")
+        return v
+    return parse
+
+
+def check_chapter_options(binary, args, extra):
+    """The chapter binary's own verdict on its part of the command line (its options, sizes and
+    what fits on this machine), before anything is built: `--remote :check` checks and exits."""
+    with tempfile.TemporaryDirectory(prefix="gemm-grade-check-") as tmp:
+        cmd = [binary, "--grade", "--remote", ":check", "--seed", str(args.seed), "--timeout",
+               str(args.timeout), "--out", tmp] + extra
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+        except subprocess.TimeoutExpired:
+            die(f"{binary} did not check its command line within 600 s")
+    if p.returncode == 77:
+        die(p.stdout.strip() or "no usable GPU for this chapter", code=77)
+    if p.returncode != 0:
+        msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
+        die("the chapter's options after --: " + (msg[0] if msg else f"exit {p.returncode}"))
+
+
+def write_csv(path, rows):
+    fields = ["submission", "shapes_passed", "shapes_total", "pass", "gflops", "pct_of_yardstick",
+              "pct_of_reference", "sandboxed", "error"]
+    with open(path + ".part", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(path + ".part", path)
+
+
 def main():
+    for stream in (sys.stdout, sys.stderr):  # a console that cannot show a name shows escapes
+        stream.reconfigure(errors="backslashreplace")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
     ap.add_argument("chapter")
     ap.add_argument("submissions", nargs="+")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--seed", type=bounded(int, 0, SEED_MAX), default=2024)
     ap.add_argument("--out", default="grades")
-    ap.add_argument("--timeout", type=int, default=120, help="seconds per request to the child")
-    ap.add_argument("--time-limit", type=int, default=1800, help="seconds per submission")
+    ap.add_argument("--timeout", type=bounded(int, 1, 86400), default=120,
+                    help="seconds per request to the child")
+    ap.add_argument("--time-limit", type=bounded(int, 1, 7 * 86400), default=1800,
+                    help="seconds of running per submission")
+    ap.add_argument("--compile-limit", type=bounded(int, 1, 86400), default=600,
+                    help="seconds of compiling per submission")
     ap.add_argument("--gradescope", action="store_true")
-    ap.add_argument("--perf-target", type=float, default=None,
+    ap.add_argument("--perf-target", type=bounded(float, 1e-6, 1e6), default=None,
                     help="%% of the yardstick that earns all performance points (default: full points "
                          "for matching the instructor's own kernel, timed in the same run)")
-    ap.add_argument("--perf-points", type=float, default=20.0)
-    ap.add_argument("--correct-points", type=float, default=80.0)
+    ap.add_argument("--perf-points", type=bounded(float, 0, 1e6), default=20.0)
+    ap.add_argument("--correct-points", type=bounded(float, 0, 1e6), default=80.0)
     ap.add_argument("--unsandboxed", action="store_true",
                     help="grade without bubblewrap (every output says so); not for grades that count")
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1:] if "--" in argv else []  # for the chapter binary
     args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     args.build = os.path.abspath(args.build)
-    if "--seed" in extra:  # the seed is the grader's: it names the inputs and the report
-        i = extra.index("--seed")
-        if i + 1 >= len(extra):
-            die("--seed needs a value")
-        try:
-            args.seed = int(extra[i + 1])
-        except ValueError:
-            die(f"--seed: expected a whole number, got '{extra[i + 1]}'")
-        del extra[i:i + 2]
-    for own in ("--out", "--remote", "--grade", "--timeout"):
-        if own in extra:
-            die(f"{own} after -- is grade.py's to set")
-    if "--device" in extra:  # the child would still use the first GPU it sees
+    if args.perf_points + args.correct_points <= 0:
+        die("--perf-points and --correct-points are both 0: there is nothing to score")
+    for own in ("--seed", "--out", "--remote", "--grade", "--timeout"):
+        if any(e == own or e.startswith(own + "=") for e in extra):
+            die(f"{own} after -- is grade.py's to set" + (" (put it before --)" if own in ("--seed", "--timeout", "--out") else ""))
+    if any(e == "--device" or e.startswith("--device=") for e in extra):  # the child uses the first GPU it sees
         die("--device: grade on another GPU with CUDA_VISIBLE_DEVICES=N instead, which the child's "
             "sandbox passes on")
-    if args.seed < 0:
-        die("--seed must not be negative")
-    if args.perf_target is not None and args.perf_target <= 0:
-        die("--perf-target must be positive")
-    ch = chapter_dir(args.chapter)
-    kname = kernel_name(ch)
+    c = chapter_of(args.chapter)
+    ch, kname = c.id, kernel_name(c)
     binary = os.path.join(args.build, "chapters", ch)
     if not os.access(binary, os.X_OK):
         die(f"{binary} is not built (build the instructor's tree first: ./tutorial build)")
+    check_chapter_options(binary, args, extra)
     subs = expand(args.submissions, ch, kname)
 
     # OUT: never a submission, never around one; inside it only folders marked as grade.py's.
@@ -675,38 +979,70 @@ def main():
             die(f"--out {args.out} " + ("is the submission" if out == s else "lies inside the submission"
                                         if is_inside(out, s) else "contains the submission") + f" {sub}: "
                 "grades go to a folder of their own")
-    names = [n for n, _, _ in subs] + ([REFERENCE] if args.perf_target is None else [])
+    names = [x.out for x in subs] + ([REFERENCE] if args.perf_target is None else [])
     for n in names:
         d = os.path.join(out, n)
         if os.path.lexists(d) and not (os.path.isdir(d) and not os.path.islink(d)
                                        and os.path.isfile(os.path.join(d, MARKER))):
             die(f"{d} exists and grade.py did not make it (it holds no {MARKER}): move it away or "
                 "choose another --out")
-    if os.path.lexists(os.path.join(out, "class.csv")) and not os.path.isfile(os.path.join(out, "class.csv")):
-        die(f"{os.path.join(out, 'class.csv')} exists and is not a file")
+    csv_path = os.path.join(out, "class.csv")
+    if os.path.lexists(csv_path) and not os.path.isfile(csv_path):
+        die(f"{csv_path} exists and is not a file")
 
     sandbox = Sandbox(not args.unsandboxed)
-    print(f"grade.py: {sandbox.note}", flush=True)
+    memory = min(16 << 30, (host_memory() or (32 << 30)) // 2)
+    limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
+    print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
+          f"({'cgroup v2 memory.max' if limits['cgroup'] else 'address space of each process' if c.kind == 'cpu' else 'not limited (a GPU child)'})",
+          flush=True)
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gemm-grade-") as tmp:
         if sandbox.as_nobody:
             os.chmod(tmp, 0o711)  # the sandbox's user may pass through, not list
-        chapter = Chapter(ch, kname, args.build, sandbox, tmp)
+        chapter = Chapter(c, kname, args.build, sandbox, tmp, args.compile_limit)
         allowed = chapter.allowed_includes
 
-        def grade_into(i, name, path, root):
-            work = os.path.join(out, name)
-            make_folder(work)
+        # First every submission is built, as many at a time as there are cores (no grade runs
+        # meanwhile: compiling would slow the timed runs down), then each is graded in turn.
+        ref = None
+        if args.perf_target is None:
+            ref = Sub(REFERENCE, kernel=os.path.join(ROOT, "chapters", ch, kname))
+            ref.out = REFERENCE
+        todo = ([ref] if ref else []) + subs
+        lock = threading.Lock()
+        built, children = {"lock": lock}, {}
+
+        def build(i):
+            sub = todo[i]
+            work = os.path.join(out, sub.out)
             scratch = os.path.join(tmp, f"s{i}")
-            os.makedirs(scratch)
             try:
-                return grade_one(chapter, path, root, work, scratch, args, extra, allowed)
-            finally:
-                shutil.rmtree(scratch, ignore_errors=True)
+                with lock:
+                    make_folder(work)
+                    os.makedirs(scratch)
+                children[i] = build_one(chapter, sub, work, scratch, allowed, built)
+            except Exception as e:  # grade.py's own failure costs this row only, and says so
+                traceback.print_exc()
+                children[i] = None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(build, range(len(todo))))
+
+        def grade_into(i):
+            child, error = children[i]
+            if not child:
+                return None, error
+            scratch = os.path.join(tmp, f"s{i}")
+            try:
+                return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits)
+            except Exception as e:
+                traceback.print_exc()
+                return None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
 
         ref_gflops = None
-        if args.perf_target is None:
-            report, error = grade_into(0, REFERENCE, os.path.join(ROOT, "chapters", ch, kname), None)
+        if ref:
+            report, error = grade_into(0)
             bench = (report or {}).get("benchmark") or [{}]
             ref_gflops = bench[0].get("gflops", 0.0)
             if error or not (report and report["pass"]) or not ref_gflops:
@@ -717,11 +1053,15 @@ def main():
                   "(full performance points at its speed)", flush=True)
 
         rows = []
-        for i, (name, path, root) in enumerate(subs, 1):
-            report, error = grade_into(i, name, path, root)
+        for i, sub in enumerate(subs, 1):
+            at = i if ref else i - 1
+            report, error = grade_into(at)
+            child = children[at][0]
+            if child and all(children[j][0] != child for j in range(at + 1, len(todo))):
+                shutil.rmtree(os.path.dirname(os.path.dirname(child)), ignore_errors=True)
             bench = (report or {}).get("benchmark") or [{}]
             gflops = bench[0].get("gflops", 0.0)
-            row = {"submission": name,
+            row = {"submission": shown(sub.name),
                    "shapes_passed": report["shapes_passed"] if report else 0,
                    "shapes_total": report["shapes_total"] if report else 0,
                    "pass": bool(report and report["pass"] and not error),
@@ -729,25 +1069,23 @@ def main():
                    "pct_of_yardstick": round(bench[0].get("pct_of_yardstick", 0.0), 2),
                    "pct_of_reference": round(100.0 * gflops / ref_gflops, 2) if ref_gflops else "",
                    "sandboxed": sandbox.enabled,
-                   "error": (error or "").replace("\n", " ")[:1000]}
+                   "error": shown(error or "").replace("\n", " ")[:1000]}
             rows.append(row)
-            work = os.path.join(out, name)
+            write_csv(csv_path, rows)  # after every row: an interrupted class keeps what it graded
+            work = os.path.join(out, sub.out)
             if args.gradescope:
                 with open(os.path.join(work, "results.json"), "w") as f:
-                    json.dump(gradescope(report, error, args, ref_gflops, sandbox.note), f, indent=2)
+                    json.dump(gradescope(report, error and shown(error), args, ref_gflops, sandbox.note), f, indent=2)
             verdict = "PASS" if row["pass"] else "FAIL"
             detail = f"{row['shapes_passed']}/{row['shapes_total']} shapes"
             if row["gflops"]:
                 detail += f", {row['gflops']:.1f} GFLOPS ({row['pct_of_yardstick']:.1f}% of the yardstick"
                 detail += f", {row['pct_of_reference']:.1f}% of the reference)" if ref_gflops else ")"
-            print(f"[{i}/{len(subs)}] {name}: {verdict}, {detail}" + (f"; {row['error'][:300]}" if error else "")
-                  + ("" if sandbox.enabled else " [UNSANDBOXED]"), flush=True)
-    with open(os.path.join(out, "class.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"wrote {os.path.join(out, 'class.csv')}" +
-          (" and one results.json per submission" if args.gradescope else "") + f"; {sandbox.note}")
+            print(f"[{i}/{len(subs)}] {row['submission']}: {verdict}, {detail}" +
+                  (f"; {row['error'][:300]}" if error else "") + ("" if sandbox.enabled else " [UNSANDBOXED]"),
+                  flush=True)
+    print(f"wrote {csv_path}" + (" and one results.json per submission" if args.gradescope else "") +
+          f"; {sandbox.note}")
     return 0
 
 

@@ -5,9 +5,10 @@ compile (broken). Checks that they PASS, FAIL on their shapes, and FAIL to compi
 
   grade_example_class.py CHAPTER [OUT] [--build BUILD] [-- CHAPTER-BINARY OPTIONS...]
 
-OUT (default: a temporary folder) receives what grade.py writes: class.csv and one folder per
-submission with its results.json. Exit: 0 as expected, 1 not, 77 skipped (no usable GPU for this
-chapter and GEMM_REQUIRE_GPU unset), 2 a bad command line.
+OUT (default: $GEMM_GRADE_OUT/CHAPTER when that is set, else a temporary folder) receives what
+grade.py writes: class.csv and one folder per submission with its results.json. The chapter's
+kind and precision come from the chapter list (tools/chapters.py). Exit: 0 as expected, 1 not,
+77 skipped (no usable GPU for this chapter and GEMM_REQUIRE_GPU unset), 2 a bad command line.
 """
 import argparse
 import csv
@@ -28,13 +29,16 @@ def main():
     ap.add_argument("out", nargs="?")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
-    names = [d for d in sorted(os.listdir(os.path.join(ROOT, "chapters")))
-             if d == args.chapter or d.split("_")[0] == args.chapter]
-    if not names:
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import chapters as chapter_list  # tools/chapters.py: the one list of chapters
+    found = [c for c in chapter_list.load() if c.id == args.chapter or c.id.split("_")[0] == args.chapter]
+    if not found:
         print(f"grade_example_class.py: error: no chapter '{args.chapter}'", file=sys.stderr)
         return 2
-    ch = names[0]
-    kname = "kernel.cuh" if os.path.exists(os.path.join(ROOT, "chapters", ch, "kernel.cuh")) else "kernel.hpp"
+    ch = found[0].id
+    kname = "kernel.hpp" if found[0].kind == "cpu" else "kernel.cuh"
+    if not args.out and os.environ.get("GEMM_GRADE_OUT"):
+        args.out = os.path.join(os.environ["GEMM_GRADE_OUT"], ch)
     binary = os.path.join(os.path.abspath(args.build), "chapters", ch)
     if not os.access(binary, os.X_OK):
         print(f"grade_example_class.py: error: {binary} is not built", file=sys.stderr)
