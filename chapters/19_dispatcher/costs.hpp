@@ -12,8 +12,12 @@ constexpr double KTILE[4] = {1.0, 1.0, 0.5 * 98.5 / 79.0, 0.25 * 98.5 / 50.9};
 inline double ktile(int i) {
     return KTILE[i];
 }
-constexpr double SPLIT_FIXED = 4.0;     // a second launch (~3 us) in k-tile times (~0.8 us each)
-constexpr double SK_FIXED = 2.0;        // a partial written and added in the kernel
+constexpr double SPLIT_FIXED = 4.0;  // a second launch (~3 us) in k-tile times (~0.8 us each)
+constexpr double SK_FIXED = 2.0;     // a partial written and added in the kernel
+// A (128, 256) partial read back by the last piece of its tile, alone on its SM: at 128 x 8192 x
+// 8192 the in-kernel fix-up (4 pieces) took 11 us more than chapter 16's reduction kernel (H200,
+// commit d3b723c: 0.066 against 0.055 ms), about 3 k-tile times per partial written and read.
+constexpr double PIECE = 6.0;
 constexpr double PARTIAL_PER_MB = 0.4;  // k-tile times per MB of partials written and read
 constexpr double SCATTERED = 1.5;       // ranges at scattered depths: L2 sharing lost (ncu)
 }  // namespace ch19::costs
