@@ -12,6 +12,7 @@
 
 #include "16_split_k/kernel.cuh"
 #include "17_stream_k/kernel.cuh"
+#include "19_dispatcher/kernel.cuh"
 #include "gpu_checks.cuh"
 
 using gemm_tests::check_chapter;
@@ -288,6 +289,21 @@ TEST_SUITE("17_stream_k") {
         auto fn = ch17::gemm_cfg<ch17::configs::n64, ch17::Split::stream_k>;
         check_chapter(fn, true);
         check_split_paths(fn);
+    }
+}
+
+// Chapter 19 runs chapters 16 and 17's kernels, tested above; these are the plans it may pick that
+// no test above runs: whole narrow tiles, and the hybrid on (128, 64) tiles.
+TEST_SUITE("19_dispatcher") {
+    TEST_CASE("19_dispatcher, the chapter's gemm on the split shapes") {
+        check_split_paths(ch19::gemm);
+    }
+    TEST_CASE("19_dispatcher, whole n128 and n64 tiles, hybrid n64") {
+        using K = ch19::Kernel;
+        namespace c = ch16::configs;
+        check_chapter(ch19::gemm_plan<K::whole, c::n128>, true);
+        check_chapter(ch19::gemm_plan<K::whole, c::n64>, true);
+        check_split_paths(ch19::gemm_plan<K::hybrid, c::n64>);
     }
 }
 
