@@ -4,6 +4,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -240,5 +242,62 @@ TEST_CASE("19_dispatcher: the README's map") {
         CAPTURE(e.K);
         CHECK(std::string(kernels[int(p.kernel)]) == kernels[int(e.kernel)]);
         CHECK(std::string(tiles[int(p.tile)]) == tiles[int(e.tile)]);
+    }
+}
+
+// The figure of chapter 17's README, drawn by WorkerUnits itself: one line per tile, one column
+// per k-tile, the worker that computes it; a tile is whole (data-parallel), one worker's range, or
+// split between several (its pieces added by the last to finish).
+std::string schedule_figure(int tiles, int KT, int workers, ch17::Split split) {
+    const ch17::Schedule s = ch17::make_schedule(tiles, KT, workers, split);
+    std::vector<std::string> grid(tiles, std::string(KT, '.'));
+    for (int w = 0; w < s.workers; ++w) {
+        ch17::WorkerUnits units(s, w);
+        ch17::Unit u;
+        while (units.next(s, u))
+            for (int k = u.kb; k < u.ke; ++k)
+                grid[u.tile][k] = "0123456789abcdefghijklmnopqrstuvwxyz"[w % 36];
+    }
+    std::ostringstream out;
+    for (int t = 0; t < tiles; ++t) {
+        out << "tile " << t << " | ";
+        for (int k = 0; k < KT; ++k) out << grid[t][k] << (k + 1 < KT ? " " : "");
+        const bool split_tile = t >= s.dp_tiles && s.first_worker(t) != s.last_worker(t);
+        out << (t < s.dp_tiles ? "   whole" : split_tile ? "   split" : "   one range") << "\n";
+    }
+    return out.str();
+}
+
+// The README's code block after the line `<!-- figure: NAME -->`.
+std::string readme_figure(const std::string& name) {
+    std::ifstream f(std::string(GEMM_SOURCE_ROOT) + "/chapters/17_stream_k/README.md");
+    REQUIRE_MESSAGE(f.good(), "cannot read chapters/17_stream_k/README.md");
+    std::string line, block;
+    bool found = false, inside = false;
+    while (std::getline(f, line)) {
+        if (line == "<!-- figure: " + name + " -->")
+            found = true;
+        else if (found && line.rfind("    ", 0) == 0)
+            inside = true, block += line.substr(4) + "\n";
+        else if (inside)
+            break;
+    }
+    return block;
+}
+
+TEST_CASE("17_stream_k: the README's figures are the schedule's") {
+    using S = ch17::Split;
+    const struct {
+        std::string name;
+        int tiles, KT, workers;
+        S split;
+    } figures[] = {{"stream_k 5 tiles, 8 k-tiles, 4 workers", 5, 8, 4, S::stream_k},
+                   {"equal_depth 3 tiles, 24 k-tiles, 7 workers", 3, 24, 7, S::equal_depth},
+                   {"hybrid 8 tiles, 12 k-tiles, 3 workers", 8, 12, 3, S::hybrid}};
+    for (const auto& f : figures) {
+        const std::string drawn = schedule_figure(f.tiles, f.KT, f.workers, f.split);
+        MESSAGE(f.name << "\n" << drawn);
+        CAPTURE(f.name);
+        CHECK(readme_figure(f.name) == drawn);
     }
 }
