@@ -7,7 +7,6 @@
 
 #ifdef GEMM_TEST_HOPPER
 #include "15_wgmma_persistent/kernel.cuh"
-#include "16_every_shape/kernel.cuh"
 #include "17_fp8/kernel.cuh"
 #include "harness_fp8.cuh"
 #else
@@ -20,40 +19,6 @@ using gemm_tests::check_chapter;
 using gemm_tests::check_misaligned_views;
 
 #ifdef GEMM_TEST_HOPPER
-// Shapes that send chapter 16 down each of its branches (tests/test_schedule.cu pins which goes
-// where on 132 SMs): few rows with deep K (64-, 128- and 256-row tiles split by stream-K), the
-// hybrid's data-parallel waves plus a split tail, K not a multiple of 64, alpha and beta (the
-// partials must be summed before beta * C is added, once), beta = 0 with C through TMA stores and
-// through registers, and the same through the padded copies (misaligned views).
-template <class Fn>
-void check_split_paths(Fn fn) {
-    const std::vector<gemm::Problem> cases = {
-        gemm_tests::make(1, 768, 6000),
-        gemm_tests::make(64, 1024, 8192),
-        gemm_tests::make(37, 520, 4100, 0, 0, 0, 1.5f, -0.5f),
-        gemm_tests::make(100, 2048, 4096, 0, 0, 0, 0.5f, 2.0f),
-        gemm_tests::make(128, 512, 6144, 6152, 520, 516),  // padded lds, beta 0, C by TMA
-        gemm_tests::make(200, 1536, 3000, 0, 0, 0, -1.0f, 0.25f),
-        gemm_tests::make(130, 1000, 5003),  // N % 4 != 0: C from registers
-        gemm_tests::make(1024, 1024, 8192),
-        gemm_tests::make(2304, 2048, 1024),                       // 72 cluster tiles, 66 workers
-        gemm_tests::make(4096, 2304, 1024, 0, 0, 0, 1.0f, 1.0f),  // 144: a wave + a split tail
-        gemm_tests::make(1500, 40, 9000, 0, 0, 0, 1.0f, 0.5f),    // few columns: 64-wide tiles
-        gemm_tests::make(64, 64, 65536, 0, 0, 0, 2.0f, -1.0f),    // one tile, 132 pieces
-        gemm_tests::make(512, 1000, 4096),                        // (128, 128) tiles
-    };
-    for (gemm::Problem p : cases) {
-        CAPTURE(gemm_tests::name(p));
-        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-        if (static_cast<long long>(p.shape.M) * p.shape.N > (4 << 20)) continue;
-        p.view_offset = 1;
-        CAPTURE(p.view_offset);
-        r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-    }
-}
-
 // FP8 (chapter 17): the shared awkward shapes with B as N x K (as_fp8 keeps a padded ldb's padding),
 // misaligned views (one byte off), and shapes for its own paths: several k-tiles with a partial
 // last one, promotion groups cut short by the end of K, several 128-blocks of scales along M and
@@ -99,54 +64,7 @@ TEST_SUITE("hopper configurations") {
     TEST_CASE("15_wgmma_persistent, persistent clusters, C stored from registers") {
         check_chapter(ch15::gemm_cfg<ch15::configs::persistent_cluster2>, true);
     }
-    // Chapter 16: its dispatcher on the shapes of every branch (the shared cases: test_chapter.cu),
-    // then each named configuration of its table on every shape, not only where it is chosen.
-    TEST_CASE("16_every_shape, the dispatcher's branches") {
-        check_split_paths(ch16::gemm);
-    }
-    TEST_CASE("16_every_shape, data_parallel") {
-        check_chapter(ch16::gemm_named<ch16::configs::rows256_cluster2, ch16::Split::data_parallel>,
-                      true);
-    }
-    TEST_CASE("16_every_shape, stream_k") {
-        auto fn = ch16::gemm_named<ch16::configs::rows256_cluster2, ch16::Split::stream_k>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
-    TEST_CASE("16_every_shape, hybrid") {
-        auto fn = ch16::gemm_named<ch16::configs::rows256_cluster2, ch16::Split::hybrid>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
-    TEST_CASE("16_every_shape, rows128_stream_k") {
-        auto fn = ch16::gemm_named<ch16::configs::rows128, ch16::Split::stream_k>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
-    TEST_CASE("16_every_shape, n128_stream_k") {
-        auto fn = ch16::gemm_named<ch16::configs::n128, ch16::Split::stream_k>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
-    TEST_CASE("16_every_shape, n128_hybrid") {
-        check_split_paths(ch16::gemm_named<ch16::configs::n128, ch16::Split::hybrid>);
-    }
-    TEST_CASE("16_every_shape, n64_stream_k") {
-        auto fn = ch16::gemm_named<ch16::configs::n64, ch16::Split::stream_k>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
-    TEST_CASE("16_every_shape, n64_data_parallel") {
-        check_chapter(ch16::gemm_named<ch16::configs::n64, ch16::Split::data_parallel>, true);
-    }
-    TEST_CASE("16_every_shape, rows64_data_parallel") {
-        check_chapter(ch16::gemm_named<ch16::configs::rows64, ch16::Split::data_parallel>, true);
-    }
-    TEST_CASE("16_every_shape, rows64_stream_k") {
-        auto fn = ch16::gemm_named<ch16::configs::rows64, ch16::Split::stream_k>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
+    // Chapters 16, 17 and 19: tests/test_stream_k.cu.
 }
 TEST_SUITE("fp8") {
     TEST_CASE("17_fp8") { check_fp8(ch17::gemm, gemm::Precision::E4M3); }

@@ -12,7 +12,7 @@
 #include "13_tma_mbarrier/kernel.cuh"
 #include "14_warp_specialized/kernel.cuh"
 #include "15_wgmma_persistent/kernel.cuh"
-#include "16_every_shape/kernel.cuh"
+#include "16_split_k/kernel.cuh"
 #include "17_fp8/kernel.cuh"
 #include "harness_fp8.cuh"
 #else
@@ -68,25 +68,15 @@ int main(int argc, char** argv) {
     candidate(argc, argv, "15_cluster2", ch15::gemm_cfg<c15::cluster2>);
     candidate(argc, argv, "15_persistent_cluster2", ch15::gemm_cfg<c15::persistent_cluster2>);
     candidate(argc, argv, "15_persistent_cluster2_tma_store", ch15::gemm_cfg<c15::best>);
-    // Chapter 16's table: each tile and split alone, then the dispatcher (GEMM_TUNE_ONLY=16_).
+    // Chapter 16's table: chapter 15's tile without and with the split, the narrower tiles, then
+    // the chapter's gemm (GEMM_TUNE_ONLY=16_).
     namespace c16 = ch16::configs;
-    using ch16::Split;
-    candidate(argc, argv, "16_data_parallel",
-              ch16::gemm_named<c16::rows256_cluster2, Split::data_parallel>);
-    candidate(argc, argv, "16_stream_k", ch16::gemm_named<c16::rows256_cluster2, Split::stream_k>);
-    candidate(argc, argv, "16_hybrid", ch16::gemm_named<c16::rows256_cluster2, Split::hybrid>);
-    candidate(argc, argv, "16_rows128_stream_k", ch16::gemm_named<c16::rows128, Split::stream_k>);
-    candidate(argc, argv, "16_rows64_data_parallel",
-              ch16::gemm_named<c16::rows64, Split::data_parallel>);
-    candidate(argc, argv, "16_rows64_stream_k", ch16::gemm_named<c16::rows64, Split::stream_k>);
-    candidate(argc, argv, "16_rows128_data_parallel",
-              ch16::gemm_named<c16::rows128, Split::data_parallel>);
-    candidate(argc, argv, "16_n128_data_parallel", ch16::gemm_named<c16::n128, Split::data_parallel>);
-    candidate(argc, argv, "16_n128_stream_k", ch16::gemm_named<c16::n128, Split::stream_k>);
-    candidate(argc, argv, "16_n128_hybrid", ch16::gemm_named<c16::n128, Split::hybrid>);
-    candidate(argc, argv, "16_n64_data_parallel", ch16::gemm_named<c16::n64, Split::data_parallel>);
-    candidate(argc, argv, "16_n64_stream_k", ch16::gemm_named<c16::n64, Split::stream_k>);
-    candidate(argc, argv, "16_every_shape", ch16::gemm);
+    candidate(argc, argv, "16_cluster2_whole", ch16::gemm_cfg<c16::cluster2, false>);
+    candidate(argc, argv, "16_cluster2_split", ch16::gemm_cfg<c16::cluster2>);
+    candidate(argc, argv, "16_rows128_split", ch16::gemm_cfg<c16::rows128>);
+    candidate(argc, argv, "16_n128_split", ch16::gemm_cfg<c16::n128>);
+    candidate(argc, argv, "16_n64_split", ch16::gemm_cfg<c16::n64>);
+    candidate(argc, argv, "16_split_k", ch16::gemm);
     namespace c17 = ch17::configs;
     const gemm::Precision tensor = gemm::Precision::E4M3, blocks = gemm::Precision::E4M3Block;
     candidate_fp8(argc, argv, "17_per_tensor", tensor, ch17::gemm_cfg<c17::per_tensor>);

@@ -1,0 +1,77 @@
+// The gpu suite of chapters 16 (split-K), 17 (stream-K) and 19 (the dispatcher): each named
+// configuration on the shared cases and on shapes that take every path of the splits (each
+// chapter's default gemm() is tested on its own: tests/test_chapter.cu). sm_90a only: skips on
+// other GPUs.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include "16_split_k/kernel.cuh"
+#include "gpu_checks.cuh"
+
+using gemm_tests::check_chapter;
+
+namespace {
+
+// Shapes that split: few rows with deep K (32 tiles for 66 or 132 workers), K not a multiple of 64
+// (the slices' remainder), alpha and beta (the partials summed before beta * C is added, once),
+// beta = 0 with C through TMA stores and through registers, N not a multiple of 4 (the partials'
+// padded rows), one tile with many slices, and the same through the padded copies (misaligned
+// views). Then shapes with enough tiles: no split.
+template <class Fn>
+void check_split_paths(Fn fn) {
+    const std::vector<gemm::Problem> cases = {
+        gemm_tests::make(1, 768, 6000),
+        gemm_tests::make(64, 1024, 8192),
+        gemm_tests::make(37, 520, 4100, 0, 0, 0, 1.5f, -0.5f),
+        gemm_tests::make(100, 2048, 4096, 0, 0, 0, 0.5f, 2.0f),
+        gemm_tests::make(128, 512, 6144, 6152, 520, 516),  // padded lds, beta 0, C by TMA
+        gemm_tests::make(200, 1536, 3000, 0, 0, 0, -1.0f, 0.25f),
+        gemm_tests::make(130, 1000, 5003),  // N % 4 != 0: C from registers
+        gemm_tests::make(1024, 1024, 8192),
+        gemm_tests::make(2304, 2048, 1024),                       // 72 cluster tiles, 66 workers
+        gemm_tests::make(4096, 2304, 1024, 0, 0, 0, 1.0f, 1.0f),  // 144: a wave + a tail
+        gemm_tests::make(1500, 40, 9000, 0, 0, 0, 1.0f, 0.5f),    // few columns
+        gemm_tests::make(64, 64, 65536, 0, 0, 0, 2.0f, -1.0f),    // one tile, many slices
+        gemm_tests::make(512, 1000, 4096),
+    };
+    for (gemm::Problem p : cases) {
+        CAPTURE(gemm_tests::name(p));
+        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
+        CHECK_MESSAGE(r.pass, r.summary());
+        if (static_cast<long long>(p.shape.M) * p.shape.N > (4 << 20)) continue;
+        p.view_offset = 1;
+        CAPTURE(p.view_offset);
+        r = gemm::check_gpu_gemm(fn, p);
+        CHECK_MESSAGE(r.pass, r.summary());
+    }
+}
+
+}  // namespace
+
+TEST_SUITE("16_split_k") {
+    TEST_CASE("16_split_k, the chapter's gemm on the split shapes") {
+        check_split_paths(ch16::gemm);
+    }
+    TEST_CASE("16_split_k, cluster2 without the split (chapter 15's schedule)") {
+        check_chapter(ch16::gemm_cfg<ch16::configs::cluster2, false>, true);
+    }
+    TEST_CASE("16_split_k, cluster2") {
+        auto fn = ch16::gemm_cfg<ch16::configs::cluster2>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("16_split_k, n128") {
+        auto fn = ch16::gemm_cfg<ch16::configs::n128>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("16_split_k, n64") {
+        auto fn = ch16::gemm_cfg<ch16::configs::n64>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+}
+
+int main(int argc, char** argv) {
+    return gemm_tests::gpu_test_main(argc, argv, true);
+}
