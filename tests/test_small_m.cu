@@ -55,16 +55,23 @@ TEST_CASE("deep K: many splits, partial k-tiles") {
 }
 
 TEST_CASE("the named configurations, each split forced") {
-    // Split counts past KT are cut to KT; 32 splits of 40 k-tiles leave one or two k-tiles each.
+    // Split counts past KT are cut to KT; 32 splits of 41 k-tiles leave one or two k-tiles each.
     const gemm::Problem p = make(13, 300, 2560 + 5, 0, 0, 0, 1.5f, 0.5f);
-    check(ch18::gemm_named<8, 1>, p);
-    check(ch18::gemm_named<8, 3>, p);
-    check(ch18::gemm_named<16, 2>, p);
-    check(ch18::gemm_named<16, 7>, p);
-    check(ch18::gemm_named<32, 4>, p);
-    check(ch18::gemm_named<32, 32>, p);
-    check(ch18::gemm_named<64, 5>, p);
-    check(ch18::gemm_named<64, 32>, make(100, 300, 64 * 3 + 1));  // splits cut to KT = 4
+    check(ch18::gemm_cfg<ch18::configs::m8, 1>, p);
+    check(ch18::gemm_cfg<ch18::configs::m8, 3>, p);
+    check(ch18::gemm_cfg<ch18::configs::m8, 3, false>, p);  // chapter 16's reduce_splits
+    check(ch18::gemm_cfg<ch18::configs::m16, 2>, p);
+    check(ch18::gemm_cfg<ch18::configs::m16, 7>, p);
+    check(ch18::gemm_cfg<ch18::configs::m32, 4>, p);
+    check(ch18::gemm_cfg<ch18::configs::m32, 32>, p);
+    check(ch18::gemm_cfg<ch18::configs::m64, 5>, p);
+    check(ch18::gemm_cfg<ch18::configs::m64_n128, 1>, p);
+    check(ch18::gemm_cfg<ch18::configs::m64_n128, 6>, p);
+    check(ch18::gemm_cfg<ch18::configs::m64_n128, 6, false>, p);
+    check(ch18::gemm_cfg<ch18::configs::m64, 32>, make(100, 300, 64 * 3 + 1));  // cut to KT = 4
+    // More units than resident blocks: a block walks several, split ones among them.
+    check(ch18::gemm_cfg<ch18::configs::m8, 2>, make(8, 64 * 300, 640, 0, 0, 0, 1.0f, 1.0f));
+    check(ch18::gemm_cfg<ch18::configs::m64, 3>, make(200, 64 * 100, 1000));
 }
 
 namespace {
@@ -74,7 +81,8 @@ struct Run {
     int M, N, K;
     gemm::DeviceBuffer<__half> A, B;
     gemm::DeviceBuffer<float> C;
-    Run(int m, int n, int k) : M(m), N(n), K(k), A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n) {
+    Run(int m, int n, int k)
+        : M(m), N(n), K(k), A(size_t(m) * k), B(size_t(k) * n), C(size_t(m) * n) {
         std::vector<__half> a(A.size()), b(B.size());
         for (size_t i = 0; i < a.size(); ++i) a[i] = __float2half(float(int(i * 7 % 19) - 9) / 8);
         for (size_t i = 0; i < b.size(); ++i) b[i] = __float2half(float(int(i * 5 % 23) - 11) / 16);
@@ -82,7 +90,8 @@ struct Run {
         GEMM_CUDA_CHECK(cudaMemcpy(B.get(), b.data(), b.size() * 2, cudaMemcpyHostToDevice));
     }
     void launch(cudaStream_t s) {
-        ch18::gemm_named<8, 7>(M, N, K, 1.0f, A.get(), K, B.get(), N, 0.0f, C.get(), N, s);
+        ch18::gemm_cfg<ch18::configs::m8, 7>(M, N, K, 1.0f, A.get(), K, B.get(), N, 0.0f, C.get(),
+                                             N, s);
     }
     std::vector<float> result() {
         std::vector<float> c(C.size());
@@ -116,7 +125,9 @@ TEST_CASE("split sums: the same bits every call, and on two streams at once") {
     GEMM_CUDA_CHECK(cudaStreamDestroy(s1));
     GEMM_CUDA_CHECK(cudaStreamDestroy(s2));
     // And right: the same product through the checked path.
-    check(ch18::gemm_named<8, 7>, make(8, 4096, 8192));
+    check(ch18::gemm_cfg<ch18::configs::m8, 7>, make(8, 4096, 8192));
 }
 
-int main(int argc, char** argv) { return gemm_tests::gpu_test_main(argc, argv, true); }
+int main(int argc, char** argv) {
+    return gemm_tests::gpu_test_main(argc, argv, true);
+}

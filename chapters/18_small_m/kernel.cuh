@@ -1,14 +1,14 @@
-// Chapter 18: small M (decode batches) with A and B swapped, split over K.
-// New vs chapter 15: C^T = B^T A^T. wgmma's 64 rows are 64 columns of C (B's slice, MN-major, the
-// transpose-A bit) and wgmma's N is M itself, 8 to 64 wide: no 64-row tile computing 63 empty rows
-// for one token. A tile is then (MT rows, 64 columns) of C and there are few of them (N / 64), so
-// `splits` blocks share each tile's k-tiles; each leaves an fp32 partial and the last to arrive
-// adds them in order (deterministic) and writes C: no second kernel, no block waits for another.
-// Napkin math: M <= 64 makes 2 M flops per byte of B (H200 ridge ~200): memory-bound; 8 x 4096 x
-// 4096 moves 32 MB of B, 7.6 us at 4.2 TB/s (the copy bandwidth). Two blocks per SM, 96 KB of
-// stages each, keep ~190 KB of B per SM in flight against ~30 KB that latency x bandwidth asks.
-// Preconditions: compute capability 9.0 (sm_90a); unaligned operands are padded first.
-// Builds on: 15_wgmma_persistent
+// Chapter 18: small M (decode batches): A and B swapped, so that M is wgmma's N. New vs chapter 16:
+// C^T = B^T A^T. wgmma's 64 rows are 64 columns of C (B's (BK, 64) box, MN-major: the transpose-A
+// bit) and its N is M itself, 8 to 64 wide, so one token no longer fills a 64-row tile with 63
+// empty rows. A tile is (MT rows, BN columns) of C and there are few of them, so chapter 16's split
+// cuts K; the last slice of a tile to finish (a counter per tile) adds the partials and writes C:
+// no second launch, which at 17 us a product is worth more than any split (README).
+// Napkin math: M <= 64 makes 2 M flops per byte of B against the H200's ridge of ~200: memory-
+// bound. 8 x 4096 x 4096 moves 32 MB of B: 7.6 us at 4.2 TB/s, the copy bandwidth. Two blocks per
+// SM, 96 KB of stages each, keep 100-160 KB of B per SM in flight.
+// Preconditions: as chapter 15 (compute capability 9.0; unaligned operands are padded first).
+// Builds on: 16_split_k
 #pragma once
 
 #include <cuda_fp16.h>
@@ -22,55 +22,116 @@
 #include <utility>
 
 #include "cuda_check.cuh"
-#include "device/aligned_operands.cuh"  // padded copies of unaligned A, B; K == 0
-#include "device/sm90.cuh"              // mbarriers, TMA, smem_desc, make_map
-#include "device/small_m.cuh"           // wgmma_swapped: m64n{8,16,32,64}k16, A transposed
+#include "device/aligned_operands.cuh"
+#include "device/sm90.cuh"
+#include "device/small_m.cuh"  // wgmma_swapped: m64n{8,16,32,64}k16 with A transposed
 
 namespace ch18 {
 
 using namespace sm90;
 
-constexpr int BK = 64;                     // block tile depth: 64 halves, one 128-byte swizzle row
-constexpr int BN = 64;                     // columns of C per block: wgmma's M, one TMA box of B
+constexpr int BK = 64;                     // block tile depth; BM and BN are the Config's
 constexpr int WG = 128;                    // threads per warpgroup
-constexpr int WGMMA_K = 16;                // one wgmma: (64 of N, 16) x (16, MT of M)
-constexpr int STAGE_BUDGET = 96 * 1024;    // bytes of stages per block: two blocks per SM
-static_assert(BN * int(sizeof(__half)) == 128, "a k-row of B's tile is one 128-byte swizzle row");
+constexpr int WGMMA_M = 64, WGMMA_K = 16;  // one wgmma: (64 of N, 16) x (16, MT of M)
+constexpr int B_BOX = 64;                  // columns of B per TMA box: 64 halves = 128 bytes
+static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
+constexpr int STAGE_BUDGET = 96 * 1024;  // bytes of stages per block: two blocks per SM
 
-// MT: rows of C per block, wgmma's N (8, 16, 32 or 64). A producer warpgroup (one thread copies)
-// and one consumer warpgroup; its accumulators are few (MT / 2), so no setmaxnreg.
-template <int MT_>
+// MT: rows of C per tile, wgmma's N (8, 16, 32 or 64). BN: columns of C per tile, WGMMA_M per
+// wgmma. One producer warpgroup and one consumer: its accumulators are few (MT / 2 per 64 columns),
+// so no setmaxnreg. GROUP_M: tile rows walked together (chapter 15's TileOrder).
+template <int MT_, int BN_ = 64, int GROUP_M_ = 8>
 struct Config {
-    static constexpr int MT = MT_, THREADS = 2 * WG;
-    static constexpr int ACC = MT / 2;                          // fp32 per thread: (64, MT) / 128
+    static constexpr int MT = MT_, BN = BN_, CLUSTER = 1, BM = MT, GROUP_M = GROUP_M_;
+    static constexpr int THREADS = 2 * WG;
+    static constexpr int ACC = MT / 2;  // fp32 accumulators per thread and box: (64, MT) / 128
     static constexpr int A_STAGE = MT * BK, B_STAGE = BK * BN;  // halves
     static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * int(sizeof(__half));
-    static constexpr int STAGES = std::min(12, STAGE_BUDGET / STAGE_BYTES);  // 10, 9, 8 or 6
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + the 1024-byte alignment
+    static constexpr int STAGES = std::min(12, STAGE_BUDGET / STAGE_BYTES);  // k-tiles in flight
+    // Blocks per SM that split-K counts on: enough to keep 64 KB of B in flight per SM, what
+    // 4.2 TB/s over 132 SMs asks for ~2 us of memory latency (one block for MT <= 32, two for 64).
+    static constexpr int PER_SM = STAGES * B_STAGE * int(sizeof(__half)) >= 64 * 1024 ? 1 : 2;
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;
+    static constexpr int B_PART = BN / B_BOX;  // B boxes per stage, one wgmma each per k-step
     static_assert(MT == 8 || MT == 16 || MT == 32 || MT == 64, "wgmma_swapped's widths");
+    static_assert(BN == 64 || BN == 128, "one or two wgmmas of 64 columns");
     static_assert(A_STAGE * int(sizeof(__half)) % 1024 == 0,
-                  "every stage's tiles start on 1024 bytes, where the swizzle pattern starts");
-    static_assert(2 * (SMEM_BYTES + 1024) <= 228 * 1024, "two blocks per SM (1 KB reserved each)");
+                  "every stage starts on 1024 bytes, where the swizzle pattern starts");
+    static_assert(STAGES >= 4 && 2 * (SMEM_BYTES + 1024) <= 228 * 1024,
+                  "two blocks per SM (1 KB reserved each), four stages at least");
+};
+namespace configs {                // the steps of the README's table
+using m8 = Config<8>;              // M <= 8: one token to a batch of 8, m64n8k16
+using m16 = Config<16>;            // m64n16k16
+using m32 = Config<32>;            // m64n32k16
+using m64 = Config<64>;            // m64n64k16; past 64 rows, several tile rows
+using m64_n128 = Config<64, 128>;  // two wgmmas per k-step: A read once for 128 columns
+}  // namespace configs
+
+// The split: K's KT k-tiles cut into `splits` slices of nearly equal depth (the first KT % splits
+// one k-tile deeper). Unit u is slice u / tiles of tile u % tiles: the units in flight together
+// are one slice of neighbouring tiles, which read the same k-slices of A and B from L2. Pure
+// integer arithmetic (int: no 64-bit division on the GPU), the same on the host and the device
+// (tests/test_schedule.cu checks it).
+struct SplitK {
+    int tiles, KT, splits;
+    __host__ __device__ int units() const { return tiles * splits; }
+    __host__ __device__ int tile(int u) const { return u % tiles; }
+    __host__ __device__ int slice(int u) const { return u / tiles; }
+    // The first k-tile of slice s (s == splits: KT).
+    __host__ __device__ int k_begin(int s) const {
+        int first = 0;
+        // BEGIN SOLUTION: an even cut, the remainder spread over the first slices
+        const int q = KT / splits, r = KT % splits;
+        first = q * s + (s < r ? s : r);
+        // END SOLUTION
+        return first;
+    }
 };
 
-// Split s of `splits` takes k-tiles [split_begin(s), split_begin(s + 1)) of its tile: evenly cut,
-// none empty when splits <= KT. KT * splits < 2^31 (KT < 2^25, splits <= MAX_SPLITS): int only.
-__host__ __device__ inline int split_begin(int KT, int splits, int s) { return KT * s / splits; }
+// How many slices: none while the tiles fill the workers; else enough to fill them, each slice
+// at least MIN_SLICE k-tiles deep (a partial costs about as much as 2 k-tiles: written, read
+// again).
+constexpr int MIN_SLICE = 8;
+inline int choose_splits(long long tiles, int KT, int workers) {
+    if (tiles >= workers) return 1;
+    const long long by_workers = workers / tiles, by_depth = KT / MIN_SLICE;
+    return static_cast<int>(std::max<long long>(1, std::min(by_workers, by_depth)));
+}
 
-// C (M, N) from this warpgroup's (64 of N, MT of M) tile of C^T. Thread (warp, lane) holds C^T rows
-// 16 * warp + lane / 4 and + 8 and, for every 8 columns j, columns 8j + 2 * (lane % 4) and + 1
-// (chapter 12's layout): d[4j + 2h + e] is C(m0 + 8j + 2 * (lane % 4) + e, n0 + 16 * warp + lane /
-// 4 + 8h). A warp's store covers 8 consecutive columns of 4 rows: 32-byte pieces, which is why C is
-// small enough not to matter here (M x N floats against N x K halves of B).
+// The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are
+// walked in grouped order (GROUP_M cluster rows at a time, column by column) so that the tiles in
+// flight together share their rows of A and columns of B in L2.
+template <class Cfg>
+struct TileOrder {
+    int tiles_m, tiles_n;  // cluster tiles down and across C
+    // The first row and column of C that the block of cluster rank `rank` computes in tile t.
+    __device__ void origin(int t, unsigned rank, int& m0, int& n0) const {
+        m0 = 0, n0 = 0;
+        // BEGIN SOLUTION: the grouped order, then this block's BM rows within the cluster tile
+        const int group = t / (Cfg::GROUP_M * tiles_n), in_group = t % (Cfg::GROUP_M * tiles_n);
+        const int group_rows = min(tiles_m - group * Cfg::GROUP_M, Cfg::GROUP_M);
+        const int tm = group * Cfg::GROUP_M + in_group % group_rows, tn = in_group / group_rows;
+        m0 = (tm * Cfg::CLUSTER + int(rank)) * Cfg::BM;
+        n0 = tn * Cfg::BN;
+        // END SOLUTION
+    }
+};
+
+// C (M, N) from one (64 of N, MT of M) box of C^T. Thread (warp, lane) holds C^T rows 16 * warp +
+// lane / 4 and + 8 and, for every 8 columns j, columns 8j + 2 * (lane % 4) and + 1 (chapter 12's
+// layout): d[4j + 2h + e] is C(m0 + 8j + 2 * (lane % 4) + e, n0 + 16 * warp + lane / 4 + 8h). A
+// warp's store covers 8 consecutive columns of 4 rows, 32-byte pieces: C (M x N floats) is small
+// next to B (N x K halves).
 template <int ACC>
-__device__ inline void store_tile_transposed(const float (&d)[ACC], float* C, int ldc, int M,
-                                             int N, int m0, int n0, int warp, int lane,
-                                             float alpha, float beta) {
+__device__ inline void store_tile_transposed(const float (&d)[ACC], float* C, int ldc, int M, int N,
+                                             int m0, int n0, int warp, int lane, float alpha,
+                                             float beta) {
 #pragma unroll
     for (int j = 0; j < ACC / 4; ++j)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            // BEGIN SOLUTION: the element (h, e) of column group j, stored transposed
+            // BEGIN SOLUTION: the elements (h, e) of column group j, stored transposed
             const int m = m0 + 8 * j + 2 * (lane % 4) + e;
             if (m >= M) continue;
 #pragma unroll
@@ -85,170 +146,186 @@ __device__ inline void store_tile_transposed(const float (&d)[ACC], float* C, in
         }
 }
 
-// One block per (tile, split): blockIdx.x the tile (rows fastest: the tiles of one column strip
-// run together and share B in L2 when M > MT), blockIdx.y the split. partials: (tiles, splits,
-// ACC / 4, WG) float4s; arrived: one counter per tile, 0 between calls.
+// arrived: one counter per tile, 0 between calls, or nullptr: reduce_splits adds the slices.
 template <class Cfg>
 static __global__ void __launch_bounds__(Cfg::THREADS, 2)
     small_m_kernel(const __grid_constant__ CUtensorMap map_a,
-                   const __grid_constant__ CUtensorMap map_b, int M, int N, int KT, int tiles_m,
-                   float alpha, float beta, float* C, int ldc, float4* partials,
+                   const __grid_constant__ CUtensorMap map_b, const SplitK split, int M, int N,
+                   float alpha, float beta, float* C, int ldc, float* partials, int ldp,
                    unsigned* arrived) {
-    constexpr int MT = Cfg::MT, STAGES = Cfg::STAGES, ACC = Cfg::ACC;
+    constexpr int STAGES = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN;
+    constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
     extern __shared__ unsigned char smem_raw[];
-    // 128-byte swizzled tiles start on a 1024-byte boundary (the pattern repeats every 8 rows).
+    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
+    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
     unsigned char* smem = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
     __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, MT, BK), swizzled: K-major
-    __half* Bs = As + STAGES * Cfg::A_STAGE;       // (STAGES, BK, BN), swizzled: MN-major
-    __shared__ uint64_t full[STAGES];   // stage s holds its k-tile: A and B have landed
+    __half* Bs = As + STAGES * A_STAGE;            // (STAGES, BN / 64, BK, 64), swizzled: MN-major
+    __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
     __shared__ uint64_t empty[STAGES];  // the consumer's 4 warps are done with stage s
-    __shared__ int last;                // this block is the last of its tile's splits
+    __shared__ int last;                // this block holds the last slice of its tile to finish
 
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;
-    const int tile = static_cast<int>(blockIdx.x), split = static_cast<int>(blockIdx.y);
-    const int splits = static_cast<int>(gridDim.y);
-    const int m0 = (tile % tiles_m) * MT, n0 = (tile / tiles_m) * BN;
-    const int kb = split_begin(KT, splits, split), ke = split_begin(KT, splits, split + 1);
+    const TileOrder<Cfg> order{(M + BM - 1) / BM, (N + BN - 1) / BN};
+    const int first = blockIdx.x;  // this block's first unit
+    const int step = gridDim.x;    // then every step-th
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(&full[s], 1);   // the producer's arrive (+ the TMA bytes)
             mbar_init(&empty[s], 4);  // every consumer warp
         }
-        fence_barrier_init();  // the copy engine sees them initialised
+        fence_barrier_init();  // the copy engine sees them
     }
-    __syncthreads();  // the barriers exist before anyone copies into or waits on them
+    __syncthreads();  // the barriers exist before anyone copies into or arrives on them
 
     if (wg == 0) {
         if (tid == 0) {
-            for (int kt = kb; kt < ke; ++kt) {
-                const int it = kt - kb, s = it % STAGES;
-                if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);  // both boxes, whole
-                tma_load(As + s * Cfg::A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (MT, BK) of A
-                tma_load(Bs + s * Cfg::B_STAGE, &map_b, n0, kt * BK, &full[s]);  // (BK, BN) of B
+            // The producer walks the same units as the consumers; its k-tile count `it` runs on
+            // across units, and with it the stages and their phases.
+            int it = 0;
+            for (int u = first; u < split.units(); u += step) {
+                int m0, n0;
+                order.origin(split.tile(u), 0, m0, n0);
+                const int kb = split.k_begin(split.slice(u)),
+                          ke = split.k_begin(split.slice(u) + 1);
+                for (int kt = kb; kt < ke; ++kt, ++it) {
+                    const int s = it % STAGES;
+                    if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
+                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
+                    tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (MT, BK) of A
+#pragma unroll
+                    for (int j = 0; j < Cfg::B_PART; ++j)  // (BK, 64) boxes of B
+                        tma_load(Bs + s * B_STAGE + j * BK * B_BOX, &map_b, n0 + j * B_BOX, kt * BK,
+                                 &full[s]);
+                }
             }
         }
-        return;  // the copies in flight land all the same; nobody waits on the producer
-    }
-    const int warp = tid / 32, lane = tid % 32;
-    float d[ACC];  // (64 of N, MT of M) of C^T, in wgmma's register layout
+        __syncwarp();  // lane 0 rejoins its warp
+    } else {
+        const int warp = tid / 32, lane = tid % 32;
+        auto release = [&](int s) {  // stage s is free again once every consumer warp says so
+            if (lane == 0) mbar_arrive(&empty[s]);
+        };
+        int it = 0;
+        for (int u = first; u < split.units(); u += step) {
+            int m0, n0;
+            order.origin(split.tile(u), 0, m0, n0);
+            const int slice = split.slice(u),
+                      depth = split.k_begin(slice + 1) - split.k_begin(slice);
+            float d[Cfg::B_PART][ACC];  // (BN / 64) x (64 of N, MT of M) of C^T: wgmma's layout
 #pragma unroll
-    for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-    for (int it = 0; it < ke - kb; ++it) {
-        const int s = it % STAGES;
-        mbar_wait(&full[s], (it / STAGES) & 1);         // k-tile kb + it has landed in stage s
-        const __half* a = As + s * Cfg::A_STAGE;  // (MT, BK) K-major: wgmma's B
-        const __half* b = Bs + s * Cfg::B_STAGE;  // (BK, BN) MN-major: wgmma's A, transposed
-        wgmma_fence();  // the accumulators were written by ordinary instructions before
+            for (int j = 0; j < Cfg::B_PART; ++j)
 #pragma unroll
-        for (int kk = 0; kk < BK / WGMMA_K; ++kk)
-            wgmma_swapped(d, smem_desc(b + kk * WGMMA_K * BN, BK * 128, 1024),
-                          smem_desc(a + kk * WGMMA_K, 16, 1024));
-        wgmma_commit();
-        wgmma_wait<1>();  // the previous k-tile's wgmmas are done: release its stage
-        if (it > 0 && lane == 0) mbar_arrive(&empty[(it + STAGES - 1) % STAGES]);
-    }
-    wgmma_wait<0>();  // the last stage is not released: nobody loads into it any more
-
-    if (splits > 1) {
-        // BEGIN SOLUTION: leave this split's partial; the last split of the tile adds them all
-        // Thread-major float4s: each store of the warpgroup is one coalesced 2 KB line.
-        float4* mine = partials + (static_cast<std::size_t>(tile) * splits + split) * (ACC / 4) * WG;
+                for (int i = 0; i < ACC; ++i) d[j][i] = 0.0f;
+            // Counted from 0, not from the slice's first k-tile: ptxas then sees the loop's first
+            // wgmma and does not serialize them (warning C7515).
+            for (int kt = 0; kt < depth; ++kt, ++it) {
+                const int s = it % STAGES;
+                mbar_wait(&full[s], (it / STAGES) & 1);  // k-tile kt has landed in stage s
+                const __half* a = As + s * A_STAGE;      // (MT, BK) K-major: wgmma's B
+                const __half* b = Bs + s * B_STAGE;      // (BN / 64, BK, 64) MN-major: wgmma's A
+                wgmma_fence();  // the accumulators were written by ordinary instructions before
 #pragma unroll
-        for (int i = 0; i < ACC / 4; ++i)
-            __stcg(mine + i * WG + tid,
-                   make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3]));
-        __threadfence();    // this thread's partial is visible GPU-wide before it is counted
-        named_sync(1, WG);  // every thread of the warpgroup has stored and fenced
-        if (tid == 0) {
-            last = atomicAdd(arrived + tile, 1u) == unsigned(splits - 1);
-            __threadfence();  // the others' partials, counted before ours, are read after this
-            if (last) arrived[tile] = 0;  // the next call on this stream starts from 0
-        }
-        named_sync(1, WG);  // `last` is written
-        if (!last) return;
-        // The sum in split order, whichever split arrived last: the same bits every call.
+                for (int kk = 0; kk < BK / WGMMA_K; ++kk)
 #pragma unroll
-        for (int i = 0; i < ACC / 4; ++i) {
-            float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            for (int s = 0; s < splits; ++s) {
-                const float4 v =
-                    s == split ? make_float4(d[4 * i], d[4 * i + 1], d[4 * i + 2], d[4 * i + 3])
-                               : __ldcg(partials + (static_cast<std::size_t>(tile) * splits + s) *
-                                                       (ACC / 4) * WG +
-                                        i * WG + tid);  // from L2: never a stale L1 line
-                sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+                    for (int j = 0; j < Cfg::B_PART; ++j)
+                        wgmma_swapped(
+                            d[j], smem_desc(b + (j * BK + kk * WGMMA_K) * B_BOX, BK * 128, 1024),
+                            smem_desc(a + kk * WGMMA_K, 16, 1024));
+                wgmma_commit();
+                // One k-tile of wgmmas stays in flight: once the previous k-tile's are done, its
+                // stage is released while this one's run.
+                wgmma_wait<1>();
+                if (kt > 0) release((it + STAGES - 1) % STAGES);
             }
-            d[4 * i] = sum.x, d[4 * i + 1] = sum.y, d[4 * i + 2] = sum.z, d[4 * i + 3] = sum.w;
+            wgmma_wait<0>();
+            release((it + STAGES - 1) % STAGES);  // the unit's last stage (a slice is never empty)
+            if (split.splits > 1) {  // (splits, M, ldp) fp32: slice-major, then C's layout
+                float* P = partials + static_cast<std::size_t>(slice) * M * ldp;
+#pragma unroll
+                for (int j = 0; j < Cfg::B_PART; ++j)
+                    store_tile_transposed(d[j], P, ldp, M, N, m0, n0 + 64 * j, warp, lane, 1.0f,
+                                          0.0f);
+                if (!arrived) continue;  // reduce_splits adds the slices after this kernel
+                // BEGIN SOLUTION: count this slice in; the tile's last slice adds them, writes C
+                __threadfence();    // this thread's partial is visible GPU-wide before it counts
+                named_sync(1, WG);  // every thread of the warpgroup has stored and fenced
+                if (tid == 0) {
+                    const int t = split.tile(u);
+                    last = atomicAdd(arrived + t, 1u) == unsigned(split.splits - 1);
+                    if (last) arrived[t] = 0;  // the next call on this stream starts from 0
+                    __threadfence();  // the others' partials, counted before this, read after
+                }
+                named_sync(1, WG);  // `last` is written
+                if (!last) continue;
+                // reduce_splits' sum for this tile (slices in order: the same bits whichever
+                // finished last), 64 threads to a row of 64 columns, from L2 (ld.global.cg).
+                for (int e = tid; e < BM * BN; e += WG) {
+                    const int m = m0 + e / BN, n = n0 + e % BN;
+                    if (m >= M || n >= N) continue;
+                    const float* p = partials + static_cast<std::size_t>(m) * ldp + n;
+                    float sum = __ldcg(p);
+                    for (int s = 1; s < split.splits; ++s)
+                        sum += __ldcg(p + static_cast<std::size_t>(s) * M * ldp);
+                    float* c = C + static_cast<long long>(m) * ldc + n;
+                    *c = beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
+                }
+                // END SOLUTION
+                continue;
+            }
+            // The epilogue, C^T stored transposed; meanwhile the producer loads the next unit.
+#pragma unroll
+            for (int j = 0; j < Cfg::B_PART; ++j)
+                store_tile_transposed(d[j], C, ldc, M, N, m0, n0 + 64 * j, warp, lane, alpha, beta);
         }
-        // END SOLUTION
     }
-    store_tile_transposed(d, C, ldc, M, N, m0, n0, warp, lane, alpha, beta);
 }
 
-// ---- host side: the split (a pure function), the workspace, the launch --------------------------
-
-constexpr int MAX_SPLITS = 32;  // so that KT * splits stays in int (split_begin)
-constexpr int MIN_KTILES = 4;   // k-tiles per split at least: a partial costs about one
-
-// wgmma's N for M rows: the narrowest width that holds them, 64 past that (several tile rows).
-inline int tile_rows(int M) { return M <= 8 ? 8 : M <= 16 ? 16 : M <= 32 ? 32 : 64; }
-
-// How many blocks share each tile's k-tiles, for `tiles` tiles of `mt` rows, KT k-tiles deep, on
-// `sms` SMs. Decode is memory-bound, so the cost, in k-tile times of the whole GPU streaming B at
-// its fair share per SM, is the larger of the DRAM time (all the k-tiles over all the SMs) and
-// the busiest SM's time: its blocks (dealt round-robin) times each one's k-tiles, over SM_SHARES,
-// how many fair shares one SM can pull alone. A split adds its partial (64 x mt floats: mt / 32 of
-// a k-tile of B, written and read) and SPLIT_KTILES for the count and the last block's reads. The
-// cheapest wins; a tie goes to fewer splits (fewer partials, less L2).
-constexpr double SM_SHARES = 2.0;
-constexpr double SPLIT_KTILES = 1.0;
-inline int choose_splits(long long tiles, int KT, int mt, int sms) {
-    int best = 1;
-    double best_cost = 0.0;
-    const double dram = double(tiles) * KT / sms;
-    for (int s = 1; s <= std::min(MAX_SPLITS, KT); ++s) {
-        if (s > 1 && KT / s < MIN_KTILES) break;
-        const long long per_sm = (tiles * s + sms - 1) / sms;  // blocks on the busiest SM
-        const double depth = double((KT + s - 1) / s) + (s > 1 ? mt / 32.0 + SPLIT_KTILES : 0.0);
-        const double cost = std::max(dram, double(per_sm) * depth / SM_SHARES);
-        if (s == 1 || cost < best_cost) best = s, best_cost = cost;
+// The reduction: C = alpha * (the sum of the slices' partials) + beta * C, C not read when beta
+// == 0. One thread per 4 columns of a row: (M, ldp / 4) float4s of each slice, read once from L2
+// (ld.global.cg: written by the other kernel, never cached in this SM's L1).
+static __global__ void __launch_bounds__(256)
+    reduce_splits(const float* partials, int ldp, int splits, int M, int N, float alpha, float beta,
+                  float* C, int ldc) {
+    const int quads = ldp / 4, q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (q >= M * quads) return;  // M * ldp < 2^31: a split product fits in one wave of tiles
+    const int row = q / quads, col = 4 * (q % quads);
+    const std::size_t slice = static_cast<std::size_t>(M) * ldp;  // floats per slice
+    const float* p = partials + static_cast<std::size_t>(row) * ldp + col;
+    float4 sum = __ldcg(reinterpret_cast<const float4*>(p));
+    for (int s = 1; s < splits; ++s) {
+        const float4 v = __ldcg(reinterpret_cast<const float4*>(p + s * slice));
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
     }
-    return best;
+    const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+    float* c = C + static_cast<long long>(row) * ldc + col;
+    for (int e = 0; e < 4 && col + e < N; ++e)
+        c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
-// The partials and the counters of the split tiles: one workspace per (device, stream), grown,
-// never freed (never an allocation in a call that ran before with as many tiles). Counters are
-// zeroed once; the last split of a tile puts its counter back to 0. Calls on one stream run one
-// after the other; calls on two streams have two workspaces; the mutex covers host threads.
-struct Workspace {
-    float4* partials = nullptr;
-    unsigned* arrived = nullptr;
-    std::size_t partial_bytes = 0, counters = 0;
-};
-inline Workspace workspace_for(std::size_t partial_bytes, std::size_t counters,
-                               cudaStream_t stream) {
+// The partials' workspace and the counters, one of each per (device, stream), allocated on first
+// use and grown, never freed (no allocation in a timed call), zeroed when allocated: a counter
+// starts at 0 and the last slice of its tile puts it back. Calls on one stream run one after the
+// other (the reduction included); calls on two streams use two workspaces; the mutex covers
+// several host threads.
+template <class T>
+inline T* workspace_for(std::size_t bytes, cudaStream_t stream) {
     static std::mutex mutex;
-    static std::map<std::pair<int, cudaStream_t>, Workspace> all;
+    static std::map<std::pair<int, cudaStream_t>, std::pair<T*, std::size_t>> all;
     int dev = 0;
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> lock(mutex);
-    Workspace& w = all[{dev, stream}];
-    if (partial_bytes > w.partial_bytes) {
-        // The old buffer may still be read by this stream's previous kernel: freed after it.
-        if (w.partials) GEMM_CUDA_CHECK(cudaFreeAsync(w.partials, stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.partials, partial_bytes, stream));
-        w.partial_bytes = partial_bytes;
+    std::pair<T*, std::size_t>& w = all[{dev, stream}];
+    if (bytes > w.second) {
+        // The old buffer may still be in use by this stream's previous kernel: freed after it.
+        if (w.first) GEMM_CUDA_CHECK(cudaFreeAsync(w.first, stream));
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.first, bytes, stream));
+        GEMM_CUDA_CHECK(cudaMemsetAsync(w.first, 0, bytes, stream));
+        w.second = bytes;
     }
-    if (counters > w.counters) {
-        if (w.arrived) GEMM_CUDA_CHECK(cudaFreeAsync(w.arrived, stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.arrived, counters * sizeof(unsigned), stream));
-        GEMM_CUDA_CHECK(cudaMemsetAsync(w.arrived, 0, counters * sizeof(unsigned), stream));
-        w.counters = counters;
-    }
-    return w;
+    return w.first;
 }
 
 inline int sm_count() {
@@ -261,59 +338,62 @@ inline int sm_count() {
     return sms;
 }
 
-// One configuration, `splits` blocks per tile (0: choose_splits).
-template <class Cfg>
+// SPLITS: 0 chooses (choose_splits), else that many slices. IN_KERNEL false: chapter 16's second
+// kernel adds the slices (a step of the README's table).
+template <class Cfg, int SPLITS = 0, bool IN_KERNEL = true>
 inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
-                     int ldb, float beta, float* C, int ldc, int splits, cudaStream_t stream) {
+                     int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     auto kernel = small_m_kernel<Cfg>;
-    static const bool ready = [&] {  // the shared-memory opt-in, once
+    // Looked up once: the shared-memory opt-in, and how many blocks fit on the GPU at once.
+    static const int resident = [&] {
         GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              Cfg::SMEM_BYTES));
-        return true;
+        int n = 0;
+        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Cfg::THREADS,
+                                                                      Cfg::SMEM_BYTES));
+        return n * sm_count();
     }();
-    (void)ready;
-    const int tiles_m = (M + Cfg::MT - 1) / Cfg::MT, tiles_n = (N + BN - 1) / BN;
-    const int tiles = tiles_m * tiles_n;  // M * N < 2^31 (the harness's int indexing)
-    const int KT = (K + BK - 1) / BK;
-    if (splits <= 0) splits = choose_splits(tiles, KT, Cfg::MT, sm_count());
-    splits = std::max(1, std::min({splits, KT, MAX_SPLITS}));
     // A and B themselves, or padded copies where a row does not start on 16 bytes.
     const AlignedOperands ops(A, lda, B, ldb, M, N, K, stream);
-    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, Cfg::MT, BK);
-    const CUtensorMap map_b = make_map(ops.b.p, K, N, ops.b.ld, BK, BN);
-    const Workspace ws =
-        splits > 1 ? workspace_for(std::size_t(tiles) * splits * Cfg::ACC * WG * sizeof(float),
-                                   std::size_t(tiles), stream)
-                   : Workspace{};
-    kernel<<<dim3(tiles, splits), Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
-        map_a, map_b, M, N, KT, tiles_m, alpha, beta, C, ldc, ws.partials, ws.arrived);
+    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
+    const CUtensorMap map_b = make_map(ops.b.p, K, N, ops.b.ld, BK, B_BOX);
+    const int tiles = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
+    const int KT = (K + BK - 1) / BK;
+    const int splits = SPLITS > 0 ? SPLITS : choose_splits(tiles, KT, sm_count() * Cfg::PER_SM);
+    const SplitK split{tiles, KT, std::min(splits, KT)};
+    // The partials: (splits, M, ldp) floats, rows padded to 16 bytes for the reduction's float4s.
+    const int ldp = (N + 3) / 4 * 4;
+    float* partials =
+        split.splits > 1
+            ? workspace_for<float>(std::size_t(split.splits) * M * ldp * sizeof(float), stream)
+            : nullptr;
+    unsigned* arrived = split.splits > 1 && IN_KERNEL
+                            ? workspace_for<unsigned>(std::size_t(tiles) * sizeof(unsigned), stream)
+                            : nullptr;
+    const int blocks = std::min(split.units(), resident);
+    kernel<<<blocks, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(map_a, map_b, split, M, N, alpha,
+                                                              beta, C, ldc, partials, ldp, arrived);
+    GEMM_CUDA_CHECK_LAUNCH();
+    if (split.splits == 1 || IN_KERNEL) return;  // C written by the kernel
+    // Every slice is written: the reduction runs after the kernel, on the same stream.
+    const int quads = M * (ldp / 4);
+    reduce_splits<<<(quads + 255) / 256, 256, 0, stream>>>(partials, ldp, split.splits, M, N, alpha,
+                                                           beta, C, ldc);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The named configurations of the README's table: a tile width and a split, fixed.
-template <int MT, int SPLITS>
-inline void gemm_named(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
-                       int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
-    gemm_cfg<Config<MT>>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, SPLITS, stream);
-}
-
+// The narrowest wgmma N that holds M rows; past 64, several tile rows of 64.
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
     auto run = [&](auto cfg) {
-        gemm_cfg<decltype(cfg)>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, stream);
+        gemm_cfg<decltype(cfg)>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     };
-    switch (tile_rows(M)) {
-        case 8:
-            return run(Config<8>{});
-        case 16:
-            return run(Config<16>{});
-        case 32:
-            return run(Config<32>{});
-        default:
-            return run(Config<64>{});
-    }
+    if (M <= 8) return run(configs::m8{});
+    if (M <= 16) return run(configs::m16{});
+    if (M <= 32) return run(configs::m32{});
+    run(configs::m64{});
 }
 
 }  // namespace ch18
