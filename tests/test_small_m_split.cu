@@ -18,8 +18,6 @@ TEST_CASE("the configurations: stages, blocks per SM, shared memory") {
     CHECK(ch18::configs::m32::PER_SM == 1);
     CHECK(ch18::configs::m64::STAGES == 6);
     CHECK(ch18::configs::m64::PER_SM == 2);
-    CHECK(ch18::configs::m64_n128::STAGES == 4);
-    CHECK(ch18::configs::m64_n128::PER_SM == 1);
 }
 
 TEST_CASE("SplitK: every k-tile of every tile in exactly one unit, no slice empty") {

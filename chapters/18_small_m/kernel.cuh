@@ -37,14 +37,14 @@ constexpr int B_BOX = 64;                  // columns of B per TMA box: 64 halve
 static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
 constexpr int STAGE_BUDGET = 96 * 1024;  // bytes of stages per block: two blocks per SM
 
-// MT: rows of C per tile, wgmma's N (8, 16, 32 or 64). BN: columns of C per tile, WGMMA_M per
-// wgmma. One producer warpgroup and one consumer: its accumulators are few (MT / 2 per 64 columns),
-// so no setmaxnreg. GROUP_M: tile rows walked together (chapter 15's TileOrder).
-template <int MT_, int BN_ = 64, int GROUP_M_ = 8>
+// MT: rows of C per tile, wgmma's N (8, 16, 32 or 64); BN = 64 columns, wgmma's M, one TMA box
+// of B. One producer warpgroup and one consumer: its accumulators are few (MT / 2), so no
+// setmaxnreg. GROUP_M: tile rows walked together (chapter 15's TileOrder).
+template <int MT_, int GROUP_M_ = 8>
 struct Config {
-    static constexpr int MT = MT_, BN = BN_, CLUSTER = 1, BM = MT, GROUP_M = GROUP_M_;
+    static constexpr int MT = MT_, BN = WGMMA_M, CLUSTER = 1, BM = MT, GROUP_M = GROUP_M_;
     static constexpr int THREADS = 2 * WG;
-    static constexpr int ACC = MT / 2;  // fp32 accumulators per thread and box: (64, MT) / 128
+    static constexpr int ACC = MT / 2;  // fp32 accumulators per consumer thread: (64, MT) / 128
     static constexpr int A_STAGE = MT * BK, B_STAGE = BK * BN;  // halves
     static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * int(sizeof(__half));
     static constexpr int STAGES = std::min(12, STAGE_BUDGET / STAGE_BYTES);  // k-tiles in flight
@@ -52,20 +52,17 @@ struct Config {
     // 4.2 TB/s over 132 SMs asks for ~2 us of memory latency (one block for MT <= 32, two for 64).
     static constexpr int PER_SM = STAGES * B_STAGE * int(sizeof(__half)) >= 64 * 1024 ? 1 : 2;
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;
-    static constexpr int B_PART = BN / B_BOX;  // B boxes per stage, one wgmma each per k-step
     static_assert(MT == 8 || MT == 16 || MT == 32 || MT == 64, "wgmma_swapped's widths");
-    static_assert(BN == 64 || BN == 128, "one or two wgmmas of 64 columns");
     static_assert(A_STAGE * int(sizeof(__half)) % 1024 == 0,
                   "every stage starts on 1024 bytes, where the swizzle pattern starts");
     static_assert(STAGES >= 4 && 2 * (SMEM_BYTES + 1024) <= 228 * 1024,
                   "two blocks per SM (1 KB reserved each), four stages at least");
 };
-namespace configs {                // the steps of the README's table
-using m8 = Config<8>;              // M <= 8: one token to a batch of 8, m64n8k16
-using m16 = Config<16>;            // m64n16k16
-using m32 = Config<32>;            // m64n32k16
-using m64 = Config<64>;            // m64n64k16; past 64 rows, several tile rows
-using m64_n128 = Config<64, 128>;  // two wgmmas per k-step: A read once for 128 columns
+namespace configs {      // the steps of the README's table
+using m8 = Config<8>;    // M <= 8: one token to a batch of 8, m64n8k16
+using m16 = Config<16>;  // m64n16k16
+using m32 = Config<32>;  // m64n32k16
+using m64 = Config<64>;  // m64n64k16; past 64 rows, several tile rows
 }  // namespace configs
 
 // The split: K's KT k-tiles cut into `splits` slices of nearly equal depth (the first KT % splits
@@ -118,32 +115,35 @@ struct TileOrder {
     }
 };
 
-// C (M, N) from one (64 of N, MT of M) box of C^T. Thread (warp, lane) holds C^T rows 16 * warp +
-// lane / 4 and + 8 and, for every 8 columns j, columns 8j + 2 * (lane % 4) and + 1 (chapter 12's
-// layout): d[4j + 2h + e] is C(m0 + 8j + 2 * (lane % 4) + e, n0 + 16 * warp + lane / 4 + 8h). A
-// warp's store covers 8 consecutive columns of 4 rows, 32-byte pieces: C (M x N floats) is small
-// next to B (N x K halves).
+// The accumulators of one (64 of N, MT of M) tile of C^T and their places in C: f(i, m, n) for
+// each d[i] inside C. Thread (warp, lane) holds C^T rows 16 * warp + lane / 4 and + 8 and, for
+// every 8 columns j, columns 8j + 2 * (lane % 4) and + 1 (chapter 12's layout): d[4j + 2h + e] is
+// C(m0 + 8j + 2 * (lane % 4) + e, n0 + 16 * warp + lane / 4 + 8h).
+template <int ACC, class F>
+__device__ inline void for_each_transposed(int M, int N, int m0, int n0, int warp, int lane, F f) {
+#pragma unroll
+    for (int j = 0; j < ACC / 4; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                // BEGIN SOLUTION: where accumulator (j, h, e) lies in C, transposed
+                const int m = m0 + 8 * j + 2 * (lane % 4) + e;
+                const int n = n0 + 16 * warp + lane / 4 + 8 * h;
+                if (m < M && n < N) f(4 * j + 2 * h + e, m, n);
+                // END SOLUTION
+            }
+}
+// C = alpha * d + beta * C, C not read when beta == 0. A warp's store covers 8 consecutive columns
+// of 4 rows, 32-byte pieces: C (M x N floats) is small next to B (N x K halves).
 template <int ACC>
 __device__ inline void store_tile_transposed(const float (&d)[ACC], float* C, int ldc, int M, int N,
                                              int m0, int n0, int warp, int lane, float alpha,
                                              float beta) {
-#pragma unroll
-    for (int j = 0; j < ACC / 4; ++j)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            // BEGIN SOLUTION: the elements (h, e) of column group j, stored transposed
-            const int m = m0 + 8 * j + 2 * (lane % 4) + e;
-            if (m >= M) continue;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int n = n0 + 16 * warp + lane / 4 + 8 * h;
-                if (n >= N) continue;
-                float* p = C + static_cast<long long>(m) * ldc + n;
-                const float v = alpha * d[4 * j + 2 * h + e];
-                *p = beta == 0.0f ? v : v + beta * *p;
-            }
-            // END SOLUTION
-        }
+    for_each_transposed<ACC>(M, N, m0, n0, warp, lane, [&](int i, int m, int n) {
+        float* p = C + static_cast<long long>(m) * ldc + n;
+        *p = beta == 0.0f ? alpha * d[i] : alpha * d[i] + beta * *p;
+    });
 }
 
 // arrived: one counter per tile, 0 between calls, or nullptr: reduce_splits adds the slices.
@@ -195,10 +195,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
                     mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
                     tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (MT, BK) of A
-#pragma unroll
-                    for (int j = 0; j < Cfg::B_PART; ++j)  // (BK, 64) boxes of B
-                        tma_load(Bs + s * B_STAGE + j * BK * B_BOX, &map_b, n0 + j * B_BOX, kt * BK,
-                                 &full[s]);
+                    tma_load(Bs + s * B_STAGE, &map_b, n0, kt * BK, &full[s]);  // (BK, 64) of B
                 }
             }
         }
@@ -214,26 +211,21 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
             order.origin(split.tile(u), 0, m0, n0);
             const int slice = split.slice(u),
                       depth = split.k_begin(slice + 1) - split.k_begin(slice);
-            float d[Cfg::B_PART][ACC];  // (BN / 64) x (64 of N, MT of M) of C^T: wgmma's layout
+            float d[ACC];  // (64 of N, MT of M) of C^T, in wgmma's register layout
 #pragma unroll
-            for (int j = 0; j < Cfg::B_PART; ++j)
-#pragma unroll
-                for (int i = 0; i < ACC; ++i) d[j][i] = 0.0f;
+            for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
             // Counted from 0, not from the slice's first k-tile: ptxas then sees the loop's first
             // wgmma and does not serialize them (warning C7515).
             for (int kt = 0; kt < depth; ++kt, ++it) {
                 const int s = it % STAGES;
                 mbar_wait(&full[s], (it / STAGES) & 1);  // k-tile kt has landed in stage s
                 const __half* a = As + s * A_STAGE;      // (MT, BK) K-major: wgmma's B
-                const __half* b = Bs + s * B_STAGE;      // (BN / 64, BK, 64) MN-major: wgmma's A
+                const __half* b = Bs + s * B_STAGE;      // (BK, 64) MN-major: wgmma's A, transposed
                 wgmma_fence();  // the accumulators were written by ordinary instructions before
 #pragma unroll
                 for (int kk = 0; kk < BK / WGMMA_K; ++kk)
-#pragma unroll
-                    for (int j = 0; j < Cfg::B_PART; ++j)
-                        wgmma_swapped(
-                            d[j], smem_desc(b + (j * BK + kk * WGMMA_K) * B_BOX, BK * 128, 1024),
-                            smem_desc(a + kk * WGMMA_K, 16, 1024));
+                    wgmma_swapped(d, smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024),
+                                  smem_desc(a + kk * WGMMA_K, 16, 1024));
                 wgmma_commit();
                 // One k-tile of wgmmas stays in flight: once the previous k-tile's are done, its
                 // stage is released while this one's run.
@@ -244,12 +236,9 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
             release((it + STAGES - 1) % STAGES);  // the unit's last stage (a slice is never empty)
             if (split.splits > 1) {  // (splits, M, ldp) fp32: slice-major, then C's layout
                 float* P = partials + static_cast<std::size_t>(slice) * M * ldp;
-#pragma unroll
-                for (int j = 0; j < Cfg::B_PART; ++j)
-                    store_tile_transposed(d[j], P, ldp, M, N, m0, n0 + 64 * j, warp, lane, 1.0f,
-                                          0.0f);
+                store_tile_transposed(d, P, ldp, M, N, m0, n0, warp, lane, 1.0f, 0.0f);
                 if (!arrived) continue;  // reduce_splits adds the slices after this kernel
-                // BEGIN SOLUTION: count this slice in; the tile's last slice adds them, writes C
+                // BEGIN SOLUTION: count this slice in; the tile's last slice adds them all
                 __threadfence();    // this thread's partial is visible GPU-wide before it counts
                 named_sync(1, WG);  // every thread of the warpgroup has stored and fenced
                 if (tid == 0) {
@@ -260,25 +249,23 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                 }
                 named_sync(1, WG);  // `last` is written
                 if (!last) continue;
-                // reduce_splits' sum for this tile (slices in order: the same bits whichever
-                // finished last), 64 threads to a row of 64 columns, from L2 (ld.global.cg).
-                for (int e = tid; e < BM * BN; e += WG) {
-                    const int m = m0 + e / BN, n = n0 + e % BN;
-                    if (m >= M || n >= N) continue;
-                    const float* p = partials + static_cast<std::size_t>(m) * ldp + n;
-                    float sum = __ldcg(p);
-                    for (int s = 1; s < split.splits; ++s)
-                        sum += __ldcg(p + static_cast<std::size_t>(s) * M * ldp);
-                    float* c = C + static_cast<long long>(m) * ldc + n;
-                    *c = beta == 0.0f ? alpha * sum : alpha * sum + beta * *c;
-                }
+                // The slices in order, as reduce_splits adds them (the same bits whichever slice
+                // finished last); each thread its own ACC elements, all loads of a slice in flight
+                // at once (ld.global.cg: from L2, never a stale L1 line).
+                float sum[ACC] = {};
+                for (int sl = 0; sl < split.splits; ++sl)
+                    for_each_transposed<ACC>(M, N, m0, n0, warp, lane, [&](int i, int m, int n) {
+                        sum[i] +=
+                            sl == slice
+                                ? d[i]
+                                : __ldcg(partials + static_cast<std::size_t>(sl * M + m) * ldp + n);
+                    });
+#pragma unroll
+                for (int i = 0; i < ACC; ++i) d[i] = sum[i];
                 // END SOLUTION
-                continue;
             }
             // The epilogue, C^T stored transposed; meanwhile the producer loads the next unit.
-#pragma unroll
-            for (int j = 0; j < Cfg::B_PART; ++j)
-                store_tile_transposed(d[j], C, ldc, M, N, m0, n0 + 64 * j, warp, lane, alpha, beta);
+            store_tile_transposed(d, C, ldc, M, N, m0, n0, warp, lane, alpha, beta);
         }
     }
 }
