@@ -170,6 +170,9 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("geomean of the median % of cuBLAS: 84.1% over 4 shapes" in out,
            f"the overall geomean ({out[-900:]!r})")
     expect("llm" in out and "70.7%" in out and "square" in out, "the geomean per category")
+    # Without `odd` (ratio 100): 50, 100, 100, geomean 100 * 0.5^(1/3) = 79.4.
+    expect("geomean without `odd`: 79.4% over 3 shapes" in out,
+           f"the geomean without the odd category ({out[-900:]!r})")
     expect("lowest: 1x4096x4096 (llm, qkv) at 50.0%" in out, "the lowest shape, named")
     expect("ridge of 150 FLOP/byte" in out and "4000.0 GB/s" in out,
            "the ridge and the copy bandwidth, with their source")

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "16_split_k/kernel.cuh"
+#include "17_stream_k/kernel.cuh"
 
 namespace {
 
@@ -47,6 +48,80 @@ void check_split(int tiles, int K, int workers) {
     }
 }
 
+using ch17::Split;
+
+std::string name(Split s) {
+    return s == Split::data_parallel ? "data_parallel"
+           : s == Split::stream_k    ? "stream_k"
+           : s == Split::equal_depth ? "equal_depth"
+                                     : "hybrid";
+}
+
+// Walks every worker's units as chapter 17's kernel does and checks the decomposition: every
+// k-tile of every tile computed once, at most two partials per worker in distinct slots, and the
+// fix-up's [first_worker, last_worker] of each split tile exactly the workers with a piece of it,
+// never more than max_pieces.
+void check_stream_k(int tiles, int K, int max_workers, Split split) {
+    const int KT = (K + ch17::BK - 1) / ch17::BK;
+    const ch17::Schedule s = ch17::make_schedule(tiles, KT, max_workers, split);
+    CAPTURE(tiles);
+    CAPTURE(K);
+    CAPTURE(max_workers);
+    CAPTURE(name(split));
+    REQUIRE(s.workers >= 1);
+    REQUIRE(s.workers <= max_workers);
+    REQUIRE(s.sk_workers <= s.workers);
+    CHECK(s.sk_begin(0) == 0);
+    CHECK(s.sk_begin(s.sk_workers) == s.sk_iters());
+    if (s.sk_iters() > 0)  // no empty range
+        for (int w = 0; w < s.sk_workers; ++w) CHECK(s.sk_begin(w + 1) > s.sk_begin(w));
+    std::vector<std::vector<int>> covered(tiles, std::vector<int>(KT, 0));
+    std::vector<long long> k_elems(tiles, 0);
+    std::vector<std::vector<int>> pieces(tiles);  // the workers with a partial of tile t
+    for (int w = 0; w < s.workers; ++w) {
+        ch17::WorkerUnits units(s, w);
+        ch17::Unit u;
+        int partials = 0, last_index = -1;
+        while (units.next(s, u)) {
+            REQUIRE(u.tile >= 0);
+            REQUIRE(u.tile < tiles);
+            REQUIRE(u.kb < u.ke);
+            REQUIRE(u.ke <= KT);
+            for (int k = u.kb; k < u.ke; ++k) ++covered[u.tile][k];
+            k_elems[u.tile] +=
+                std::min<long long>(1LL * u.ke * ch17::BK, K) - 1LL * u.kb * ch17::BK;
+            if (u.kb > 0 || u.ke < KT) {
+                REQUIRE(u.tile >= s.dp_tiles);  // whole tiles are never split
+                const int index = s.partial_index(w, u.tile);
+                CHECK(index > last_index);  // two partials of one worker: distinct slots
+                last_index = index;
+                ++partials;
+                pieces[u.tile].push_back(w);
+            }
+        }
+        CHECK(partials <= 2);
+    }
+    int most = 1;
+    for (int t = 0; t < tiles; ++t) {
+        CAPTURE(t);
+        CHECK(k_elems[t] == K);
+        for (int k = 0; k < KT; ++k) CHECK(covered[t][k] == 1);
+        if (t < s.dp_tiles) {
+            CHECK(pieces[t].empty());
+            continue;
+        }
+        const int lo = s.first_worker(t), hi = s.last_worker(t);
+        std::vector<int> expect;
+        if (lo != hi)
+            for (int w = lo; w <= hi; ++w) expect.push_back(w);
+        CHECK(pieces[t] == expect);
+        most = std::max(most, hi - lo + 1);
+    }
+    CHECK(ch17::max_pieces(s) >= most);  // the fix-up's choice never underestimates
+    // More than FEW_PIECES only with fewer stream-K tiles than workers: reduce_partials' grid.
+    if (ch17::max_pieces(s) > ch17::FEW_PIECES) CHECK(tiles - s.dp_tiles <= s.sk_workers);
+}
+
 }  // namespace
 
 TEST_CASE("16_split_k: every split covers every k-tile once") {
@@ -75,5 +150,49 @@ TEST_CASE("16_split_k: the README's worked examples") {
         MESSAGE(e.shape << ": " << e.tiles << " tiles, " << e.KT << " k-tiles, " << e.workers
                         << " workers -> " << splits << " slices");
         CHECK(splits == e.splits);
+    }
+}
+
+TEST_CASE("17_stream_k: every schedule covers every k-tile once, the fix-up finds every piece") {
+    for (Split split : {Split::data_parallel, Split::stream_k, Split::equal_depth, Split::hybrid})
+        for (int workers : {1, 2, 7, 66, 132})
+            for (int tiles : {1, 2, 3, 9, 16, 17, 32, 68, 132, 200, 544})
+                for (int K : {1, 64, 100, 1000, 8192, 32768})
+                    check_stream_k(tiles, K, workers, split);
+}
+
+// The README's worked examples: (tiles, KT, workers, split) -> stream-K workers, whole tiles,
+// k-tiles per range, the most pieces per tile and who adds them; each a line of its table.
+TEST_CASE("17_stream_k: the README's worked examples") {
+    struct Example {
+        std::string shape;
+        int tiles, KT, workers;
+        Split split;
+        int sk_workers, dp_tiles, range, pieces;
+        bool in_kernel;
+    };
+    const Example table[] = {
+        {"128 x 8192 x 8192, rows128", 32, 128, 132, Split::hybrid, 128, 0, 32, 4, true},
+        {"128 x 8192 x 8192, rows128, scattered", 32, 128, 132, Split::stream_k, 132, 0, 31, 6,
+         false},
+        {"1024 x 1024 x 32768, cluster2", 16, 512, 66, Split::hybrid, 64, 0, 128, 4, true},
+        {"64 x 64 x 262144, n64", 1, 4096, 132, Split::hybrid, 132, 0, 31, 132, false},
+        {"4096 x 4096 x 4096, cluster2", 256, 64, 66, Split::hybrid, 66, 132, 120, 2, true},
+        {"2304 x 2048 x 1024, cluster2", 72, 16, 66, Split::hybrid, 66, 0, 17, 2, true},
+    };
+    for (const Example& e : table) {
+        CAPTURE(e.shape);
+        const ch17::Schedule s = ch17::make_schedule(e.tiles, e.KT, e.workers, e.split);
+        const int range = s.sk_iters() / s.sk_workers, pieces = ch17::max_pieces(s);
+        MESSAGE(e.shape << ": " << s.sk_workers << " stream-K workers, " << s.dp_tiles
+                        << " whole tiles, " << range << " k-tiles per range, at most " << pieces
+                        << " pieces per tile, "
+                        << std::string(pieces <= ch17::FEW_PIECES ? "added in the kernel"
+                                                                  : "reduce_partials"));
+        CHECK(s.sk_workers == e.sk_workers);
+        CHECK(s.dp_tiles == e.dp_tiles);
+        CHECK(range == e.range);
+        CHECK(pieces == e.pieces);
+        CHECK((pieces <= ch17::FEW_PIECES) == e.in_kernel);
     }
 }

@@ -3,9 +3,15 @@
 // chapter's default gemm() is tested on its own: tests/test_chapter.cu). sm_90a only: skips on
 // other GPUs.
 #define DOCTEST_CONFIG_IMPLEMENT
+#include <cuda.h>
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <random>
+#include <set>
+
 #include "16_split_k/kernel.cuh"
+#include "17_stream_k/kernel.cuh"
 #include "gpu_checks.cuh"
 
 using gemm_tests::check_chapter;
@@ -46,7 +52,188 @@ void check_split_paths(Fn fn) {
     }
 }
 
+// ---- no deadlock: fewer SMs than the grid was sized for, and two calls at once
+// ------------------- Chapter 17's in-kernel fix-up never waits (the last piece of a tile adds the
+// others), so a grid sized for the whole GPU must finish on any number of SMs. These tests run it
+// where only part of the GPU is there: in a green context of 16 SMs, and beside another large call
+// on a second stream.
+
+// The driver entry points (the program does not link against libcuda, like sm90.cuh).
+template <class Fn>
+Fn driver(const char* name) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    GEMM_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &fn, 12040, cudaEnableDefault, &q));
+    REQUIRE_MESSAGE(fn != nullptr, name << " not found in the driver (needs CUDA 12.4+)");
+    return reinterpret_cast<Fn>(fn);
+}
+#define DRV(call) REQUIRE_MESSAGE((call) == CUDA_SUCCESS, #call)
+
+// Which SM each block ran on (%smid).
+__global__ void record_smid(unsigned* out) {
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    if (threadIdx.x == 0) out[blockIdx.x] = id;
+    // Long enough that the blocks cannot all run on one SM one after the other unnoticed.
+    for (volatile int i = 0; i < 20000; ++i) {
+    }
+}
+std::set<unsigned> sms_used(cudaStream_t stream) {
+    const int blocks = 4096;
+    unsigned* d = nullptr;
+    GEMM_CUDA_CHECK(cudaMalloc(&d, blocks * sizeof(unsigned)));
+    record_smid<<<blocks, 128, 0, stream>>>(d);
+    GEMM_CUDA_CHECK_LAUNCH();
+    std::vector<unsigned> h(blocks);
+    GEMM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    GEMM_CUDA_CHECK(cudaMemcpy(h.data(), d, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    GEMM_CUDA_CHECK(cudaFree(d));
+    return std::set<unsigned>(h.begin(), h.end());
+}
+
+cudaStream_t g_stream = nullptr;  // the stream the wrappers below call on, not the harness's
+template <class Cfg, ch17::Split SPLIT>
+void on_stream(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B, int ldb,
+               float beta, float* C, int ldc, cudaStream_t) {
+    ch17::gemm_cfg<Cfg, SPLIT>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g_stream);
+    GEMM_CUDA_CHECK(cudaStreamSynchronize(g_stream));
+}
+
+// The shapes whose tiles have several pieces added in the kernel (tests/test_schedule.cu: 128 x
+// 8192 x 8192 and 1024 x 1024 x 32768, 4 pieces; 4096^3 hybrid, 2), one through reduce_partials.
+const gemm::Problem waiting_cases[] = {
+    gemm_tests::make(128, 8192, 8192, 0, 0, 0, 1.0f, 0.5f),
+    gemm_tests::make(1024, 1024, 32768),
+    gemm_tests::make(4096, 4096, 4096),
+    gemm_tests::make(64, 64, 65536, 0, 0, 0, 2.0f, -1.0f),
+};
+
+// A (M, K) x (K, N) product computed with fp16 inputs from a fixed seed, and a few entries of C
+// against a double-precision dot product.
+struct Product {
+    int M, N, K;
+    __half *A = nullptr, *B = nullptr;
+    float* C = nullptr;
+    std::vector<__half> hA, hB;
+    Product(int m, int n, int k, unsigned seed)
+        : M(m), N(n), K(k), hA(size_t(m) * k), hB(size_t(k) * n) {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (auto& x : hA) x = __float2half(u(rng));
+        for (auto& x : hB) x = __float2half(u(rng));
+        GEMM_CUDA_CHECK(cudaMalloc(&A, hA.size() * sizeof(__half)));
+        GEMM_CUDA_CHECK(cudaMalloc(&B, hB.size() * sizeof(__half)));
+        GEMM_CUDA_CHECK(cudaMalloc(&C, size_t(M) * N * sizeof(float)));
+        GEMM_CUDA_CHECK(cudaMemcpy(A, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+        GEMM_CUDA_CHECK(cudaMemcpy(B, hB.data(), hB.size() * 2, cudaMemcpyHostToDevice));
+        GEMM_CUDA_CHECK(cudaMemset(C, 0xff, size_t(M) * N * sizeof(float)));  // NaN
+    }
+    ~Product() { cudaFree(A), cudaFree(B), cudaFree(C); }
+    // 256 entries, spread over C, within 1e-3 * sqrt(K) of the exact sum (fp32 accumulation).
+    void check() const {
+        std::vector<float> hC(size_t(M) * N);
+        GEMM_CUDA_CHECK(
+            cudaMemcpy(hC.data(), C, hC.size() * sizeof(float), cudaMemcpyDeviceToHost));
+        std::mt19937 rng(7);
+        for (int s = 0; s < 256; ++s) {
+            const int i = int(rng() % unsigned(M)), j = int(rng() % unsigned(N));
+            double ref = 0.0;
+            for (int k = 0; k < K; ++k)
+                ref += double(__half2float(hA[size_t(i) * K + k])) *
+                       __half2float(hB[size_t(k) * N + j]);
+            CAPTURE(i);
+            CAPTURE(j);
+            CHECK(std::fabs(hC[size_t(i) * N + j] - ref) <= 1e-3 * std::sqrt(double(K)));
+        }
+    }
+};
+
 }  // namespace
+
+TEST_SUITE("no deadlock") {
+    TEST_CASE("17_stream_k in a green context of 16 SMs, the grid sized for the whole GPU") {
+        int dev = 0, sms = 0;
+        GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+        GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        // First on the whole GPU: the chapter sizes its grid (resident clusters) once, here.
+        for (const gemm::Problem& p : waiting_cases) {
+            CAPTURE(gemm_tests::name(p));
+            CHECK(gemm::check_gpu_gemm(ch17::gemm_cfg<ch17::configs::rows128>, p).pass);
+            CHECK(gemm::check_gpu_gemm(ch17::gemm_cfg<ch17::configs::cluster2>, p).pass);
+        }
+        GEMM_CUDA_CHECK(cudaDeviceSynchronize());
+        auto get_resource = driver<CUresult (*)(CUdevice, CUdevResource*, CUdevResourceType)>(
+            "cuDeviceGetDevResource");
+        auto split =
+            driver<CUresult (*)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*,
+                                unsigned, unsigned)>("cuDevSmResourceSplitByCount");
+        auto gen_desc = driver<CUresult (*)(CUdevResourceDesc*, CUdevResource*, unsigned)>(
+            "cuDevResourceGenerateDesc");
+        auto create = driver<CUresult (*)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned)>(
+            "cuGreenCtxCreate");
+        auto to_ctx = driver<CUresult (*)(CUcontext*, CUgreenCtx)>("cuCtxFromGreenCtx");
+        auto get_current = driver<CUresult (*)(CUcontext*)>("cuCtxGetCurrent");
+        auto set_current = driver<CUresult (*)(CUcontext)>("cuCtxSetCurrent");
+        auto destroy = driver<CUresult (*)(CUgreenCtx)>("cuGreenCtxDestroy");
+        CUdevResource all{}, part{}, rest{};
+        DRV(get_resource(CUdevice(dev), &all, CU_DEV_RESOURCE_TYPE_SM));
+        unsigned groups = 1;
+        DRV(split(&part, &groups, &all, &rest, 0, 16));
+        REQUIRE(groups == 1);
+        MESSAGE("green context: " << part.sm.smCount << " of " << all.sm.smCount << " SMs");
+        REQUIRE(part.sm.smCount < unsigned(sms));
+        CUdevResourceDesc desc{};
+        DRV(gen_desc(&desc, &part, 1));
+        CUgreenCtx green{};
+        DRV(create(&green, desc, CUdevice(dev), CU_GREEN_CTX_DEFAULT_STREAM));
+        CUcontext primary{}, ctx{};
+        DRV(get_current(&primary));
+        DRV(to_ctx(&ctx, green));
+        DRV(set_current(ctx));
+        GEMM_CUDA_CHECK(cudaStreamCreate(&g_stream));  // ordered after the harness's copies
+        // The green context really restricts the SMs: 4096 blocks land on at most its count.
+        const std::set<unsigned> used = sms_used(g_stream);
+        MESSAGE("blocks ran on " << used.size() << " SMs");
+        CHECK(used.size() <= part.sm.smCount);
+        // The kernels' shared-memory opt-in, for this context (the first call set it for the
+        // primary one; the grid size it looked up stays the whole GPU's).
+        auto opt_in = [](auto kernel, int bytes) {
+            GEMM_CUDA_CHECK(
+                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        };
+        opt_in(ch17::stream_k_kernel<ch17::configs::rows128>, ch17::configs::rows128::SMEM_BYTES);
+        opt_in(ch17::stream_k_kernel<ch17::configs::cluster2>, ch17::configs::cluster2::SMEM_BYTES);
+        const gemm::GpuGemmF16 rows128 = on_stream<ch17::configs::rows128, ch17::Split::hybrid>;
+        const gemm::GpuGemmF16 cluster2 = on_stream<ch17::configs::cluster2, ch17::Split::hybrid>;
+        for (const gemm::Problem& p : waiting_cases) {
+            CAPTURE(gemm_tests::name(p));
+            gemm::CheckResult r = gemm::check_gpu_gemm(rows128, p);
+            CHECK_MESSAGE(r.pass, r.summary());
+            r = gemm::check_gpu_gemm(cluster2, p);
+            CHECK_MESSAGE(r.pass, r.summary());
+        }
+        GEMM_CUDA_CHECK(cudaStreamDestroy(g_stream));
+        g_stream = nullptr;
+        DRV(set_current(primary));
+        DRV(destroy(green));
+    }
+    TEST_CASE("17_stream_k, two large calls at once on two streams") {
+        cudaStream_t s1, s2;
+        GEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+        GEMM_CUDA_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+        Product p1(128, 8192, 8192, 1), p2(1024, 1024, 32768, 2);
+        for (int round = 0; round < 3; ++round) {
+            ch17::gemm(p1.M, p1.N, p1.K, 1.0f, p1.A, p1.K, p1.B, p1.N, 0.0f, p1.C, p1.N, s1);
+            ch17::gemm(p2.M, p2.N, p2.K, 1.0f, p2.A, p2.K, p2.B, p2.N, 0.0f, p2.C, p2.N, s2);
+        }
+        GEMM_CUDA_CHECK(cudaStreamSynchronize(s1));
+        GEMM_CUDA_CHECK(cudaStreamSynchronize(s2));
+        p1.check();
+        p2.check();
+        GEMM_CUDA_CHECK(cudaStreamDestroy(s1));
+        GEMM_CUDA_CHECK(cudaStreamDestroy(s2));
+    }
+}
 
 TEST_SUITE("16_split_k") {
     TEST_CASE("16_split_k, the chapter's gemm on the split shapes") {
@@ -67,6 +254,38 @@ TEST_SUITE("16_split_k") {
     }
     TEST_CASE("16_split_k, n64") {
         auto fn = ch16::gemm_cfg<ch16::configs::n64>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+}
+
+TEST_SUITE("17_stream_k") {
+    TEST_CASE("17_stream_k, the chapter's gemm on the split shapes") {
+        check_split_paths(ch17::gemm);
+    }
+    TEST_CASE("17_stream_k, cluster2 stream_k (scattered ranges)") {
+        auto fn = ch17::gemm_cfg<ch17::configs::cluster2, ch17::Split::stream_k>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("17_stream_k, cluster2 equal_depth") {
+        check_split_paths(ch17::gemm_cfg<ch17::configs::cluster2, ch17::Split::equal_depth>);
+    }
+    TEST_CASE("17_stream_k, cluster2 hybrid") {
+        auto fn = ch17::gemm_cfg<ch17::configs::cluster2, ch17::Split::hybrid>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("17_stream_k, rows128 stream_k") {
+        check_split_paths(ch17::gemm_cfg<ch17::configs::rows128, ch17::Split::stream_k>);
+    }
+    TEST_CASE("17_stream_k, n128 hybrid") {
+        auto fn = ch17::gemm_cfg<ch17::configs::n128, ch17::Split::hybrid>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("17_stream_k, n64 stream_k") {
+        auto fn = ch17::gemm_cfg<ch17::configs::n64, ch17::Split::stream_k>;
         check_chapter(fn, true);
         check_split_paths(fn);
     }

@@ -1,0 +1,534 @@
+// Chapter 17: stream-K. New vs chapter 16: instead of cutting K into equal slices of every tile,
+// the k-iterations of all tiles (of the last waves: the hybrid) are laid end to end and cut into
+// one nearly equal range per worker, so every SM gets the same work whatever the tile count. A
+// range may start or end inside a tile: such a piece leaves its fp32 partial in a workspace, and
+// the last piece of a tile to finish (an atomic count; nobody waits) adds the others and runs the
+// one epilogue; with many pieces per tile, a second kernel (reduce_partials) adds them instead.
+// Napkin math: 1024 x 1024 x 32768 (16 cluster tiles, 66 workers): split-K's 4 slices keep 64
+// busy; stream-K at equal depths also 64, each 128 k-tiles of one tile; 4 partials of 128 KB per
+// tile. At 4096^3 (256 tiles, 3.9 waves) the hybrid spreads the last 1.9 waves' 122 tiles evenly.
+// Preconditions: as chapter 15 (compute capability 9.0; unaligned operands are padded first).
+// Builds on: 16_split_k
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "cuda_check.cuh"
+#include "device/aligned_operands.cuh"
+#include "device/sm90.cuh"
+#include "device/wgmma_epilogue.cuh"
+
+namespace ch17 {
+
+using namespace sm90;
+
+constexpr int BK = 64;                     // block tile depth; BM and BN are the Config's
+constexpr int STAGES = 4;                  // tiles in flight
+constexpr int WG = 128;                    // threads per warpgroup
+constexpr int WGMMA_M = 64, WGMMA_K = 16;  // one wgmma: (64, 16) x (16, BN)
+constexpr int B_BOX = 64;                  // columns of B per TMA box: 64 halves = 128 bytes
+static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
+
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (chapter 15). BN: the tile's
+// columns, wgmma's N (256, 128 or 64). Two consumer warpgroups of 64 rows: BM = 128. GROUP_M:
+// cluster rows walked together. Persistent, TMA stores, one k-tile in flight: chapter 15's best.
+template <int CLUSTER_, int BN_ = 256, int GROUP_M_ = 8>
+struct Config {
+    static constexpr int CLUSTER = CLUSTER_, BN = BN_, CONSUMERS = 2, GROUP_M = GROUP_M_;
+    static constexpr int BM = WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
+    static constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128
+    static constexpr int A_STAGE = BM * BK, B_STAGE = BK * BN;  // halves
+    static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * int(sizeof(__half));
+    // C goes out in TMA boxes of (64, 32) floats (32 floats: one 128-byte swizzle row), through two
+    // buffers per consumer.
+    static constexpr int C_BOX = 32, C_CHUNK_BYTES = 2 * 64 * C_BOX * int(sizeof(float));
+    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + CONSUMERS * C_CHUNK_BYTES + 1024;
+    // Registers per thread after setmaxnreg: the consumers take what the producer gives up, within
+    // the 64K of the SM (multiples of 8).
+    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
+    static_assert(BN == 256 || BN == 128 || BN == 64, "wgmma m64nBNk16: 256, 128 or 64 columns");
+    static constexpr int B_PART = BN / B_BOX / CLUSTER;  // B boxes each block copies
+    static_assert(CLUSTER >= 1 && (BN / B_BOX) % CLUSTER == 0,
+                  "the cluster's blocks split B's boxes evenly");
+    static_assert(WG * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536, "the register file");
+};
+namespace configs {           // the steps of the README's table
+using cluster2 = Config<2>;   // chapter 15's tile: pairs of (128, 256) sharing B
+using rows128 = Config<1>;    // (128, 256), no cluster: M <= 128 leaves half a pair empty
+using n128 = Config<1, 128>;  // (128, 128): twice the tiles of rows128
+using n64 = Config<1, 64>;    // (128, 64): four times
+}  // namespace configs
+
+// ---- the schedule: which k-tiles of which tiles each worker computes ----------------------------
+// Pure integer arithmetic (int: no 64-bit division on the GPU), the same on the host
+// (tests/test_schedule.cu checks it) and the device. Tiles [0, dp_tiles) are whole units dealt
+// round-robin (data-parallel, as chapter 15). The k-iterations of tiles [dp_tiles, tiles) are laid
+// end to end and cut into sk_workers contiguous, nearly equal ranges (stream-K): a range may start
+// or end inside a tile.
+struct Unit {
+    int tile, kb, ke;  // k-tiles [kb, ke) of tile `tile`
+};
+struct Schedule {
+    int tiles = 0, KT = 0;  // (cluster) tiles of C, k-tiles per tile
+    int workers = 0;        // clusters in the grid
+    int dp_tiles = 0;       // whole tiles first, round-robin
+    int sk_workers = 1;     // workers [0, sk_workers) share the stream-K iterations
+
+    __host__ __device__ int sk_iters() const { return (tiles - dp_tiles) * KT; }  // < 2^31
+    // The first stream-K iteration of worker w, floor(sk_iters * w / sk_workers) (every worker
+    // past sk_workers: none left).
+    __host__ __device__ int sk_begin(int w) const {
+        int first = 0;
+        // BEGIN SOLUTION: worker w's share of the sk_iters iterations, evenly cut, in int
+        const int q = sk_iters() / sk_workers, r = sk_iters() % sk_workers;
+        w = w < sk_workers ? w : sk_workers;
+        first = q * w + r * w / sk_workers;  // r * w < sk_workers^2: no overflow
+        // END SOLUTION
+        return first;
+    }
+    // The stream-K worker whose range holds iteration i: the inverse of sk_begin, from an estimate
+    // corrected by at most a step or two.
+    __host__ __device__ int worker_of(int i) const {
+        int w = static_cast<int>(static_cast<long long>(i) * sk_workers / sk_iters());
+        while (w > 0 && sk_begin(w) > i) --w;
+        while (w + 1 < sk_workers && sk_begin(w + 1) <= i) ++w;
+        return w;
+    }
+    // The workers holding pieces of stream-K tile t: [first_worker, last_worker].
+    __host__ __device__ int first_worker(int t) const { return worker_of((t - dp_tiles) * KT); }
+    __host__ __device__ int last_worker(int t) const {
+        return worker_of((t - dp_tiles + 1) * KT - 1);
+    }
+    // Where worker w keeps its partial of stream-K tile t: 0 if t is the tile its range starts in,
+    // else 1 (the tile it ends in). A range holds at most these two partial units: every tile in
+    // between is whole.
+    __host__ __device__ int partial_index(int w, int t) const {
+        return t == dp_tiles + sk_begin(w) / KT ? 0 : 1;
+    }
+};
+
+// The units of one worker, in the order it computes them: its data-parallel tiles, then its
+// stream-K range cut at tile boundaries.
+struct WorkerUnits {
+    int t, it, end;  // the next data-parallel tile; the stream-K iterations [it, end) left
+    __host__ __device__ WorkerUnits(const Schedule& s, int w)
+        : t(w), it(s.sk_begin(w)), end(s.sk_begin(w + 1)) {}
+    __host__ __device__ bool next(const Schedule& s, Unit& u) {
+        bool more = false;
+        // BEGIN SOLUTION: whole tiles round-robin, then the stream-K range cut at tile boundaries
+        if (t < s.dp_tiles) {
+            u = {t, 0, s.KT};
+            t += s.workers;
+            return true;
+        }
+        if (it >= end) return false;
+        u.tile = s.dp_tiles + it / s.KT;
+        u.kb = it % s.KT;
+        u.ke = end - it < s.KT - u.kb ? u.kb + (end - it) : s.KT;
+        it += u.ke - u.kb;
+        more = true;
+        // END SOLUTION
+        return more;
+    }
+};
+
+// How the tiles are dealt. data_parallel: whole tiles round-robin (chapter 15). stream_k: every
+// tile's k-iterations divided evenly over the workers. equal_depth: stream-K with a whole number
+// of workers per tile, when there are fewer tiles than workers. hybrid: whole tiles for all but
+// the last one or two waves, whose iterations are divided evenly (equal depth when few).
+enum class Split { data_parallel, stream_k, equal_depth, hybrid };
+constexpr int MIN_SK_ITERS = 8;  // k-tiles per stream-K range at least: a partial costs ~2 k-tiles
+
+inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
+    Schedule s;
+    s.tiles = tiles, s.KT = KT;
+    const int full_waves = tiles / max_workers;
+    if (split == Split::hybrid && (full_waves == 0 || tiles % max_workers == 0))
+        split = full_waves == 0 ? Split::equal_depth : Split::data_parallel;
+    // The stream-K iterations are counted in int on the device: past that, whole tiles only.
+    if (static_cast<long long>(tiles) * KT >= (1LL << 31)) split = Split::data_parallel;
+    s.dp_tiles = split == Split::data_parallel ? tiles
+                 : split == Split::hybrid      ? (full_waves - 1) * max_workers
+                                               : 0;
+    const int sk_tiles = tiles - s.dp_tiles;
+    // Enough workers to share the iterations, none with fewer than MIN_SK_ITERS.
+    s.sk_workers = std::max(1, std::min(max_workers, s.sk_iters() / MIN_SK_ITERS));
+    // Equal depths: with fewer tiles than workers, a whole number of workers per tile, when that
+    // idles at most a fifth of them. Every range then lies inside one tile, at the same depth in
+    // every tile: the tiles computed side by side read the same k-slices of A and B from L2.
+    if (split != Split::stream_k && sk_tiles > 0 && sk_tiles <= s.sk_workers) {
+        const int aligned = s.sk_workers / sk_tiles * sk_tiles;
+        if (5 * aligned >= 4 * s.sk_workers) s.sk_workers = aligned;
+    }
+    s.workers = std::max(std::min(s.dp_tiles, max_workers), sk_tiles > 0 ? s.sk_workers : 0);
+    return s;
+}
+
+// The most pieces any stream-K tile can have, without walking the tiles: ranges are at least
+// q = sk_iters / sk_workers long, so the KT - 1 gaps inside a tile hold at most (KT - 2) / q + 1
+// range boundaries, and the tile at most one piece more: the "+ 2" (tests/test_schedule.cu: never
+// fewer than the schedule's own count).
+inline int max_pieces(const Schedule& s) {
+    if (s.sk_iters() == 0 || s.KT == 1) return 1;
+    const int q = s.sk_iters() / s.sk_workers;
+    // Equal ranges that tile every tile exactly (equal depths): KT / q pieces, no more.
+    if (s.sk_iters() % s.sk_workers == 0 && s.KT % q == 0) return s.KT / q;
+    return std::min(s.sk_workers, (s.KT - 2) / q + 2);
+}
+constexpr int FEW_PIECES = 4;  // pieces per tile at most that the kernel adds itself
+
+// The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are
+// walked in grouped order (GROUP_M cluster rows at a time, column by column) so that the tiles in
+// flight together share their rows of A and columns of B in L2.
+template <class Cfg>
+struct TileOrder {
+    int tiles_m, tiles_n;  // cluster tiles down and across C
+    // The first row and column of C that the block of cluster rank `rank` computes in tile t.
+    __device__ void origin(int t, unsigned rank, int& m0, int& n0) const {
+        m0 = 0, n0 = 0;
+        // BEGIN SOLUTION: the grouped order, then this block's BM rows within the cluster tile
+        const int group = t / (Cfg::GROUP_M * tiles_n), in_group = t % (Cfg::GROUP_M * tiles_n);
+        const int group_rows = min(tiles_m - group * Cfg::GROUP_M, Cfg::GROUP_M);
+        const int tm = group * Cfg::GROUP_M + in_group % group_rows, tn = in_group / group_rows;
+        m0 = (tm * Cfg::CLUSTER + int(rank)) * Cfg::BM;
+        n0 = tn * Cfg::BN;
+        // END SOLUTION
+    }
+};
+
+// Worker w's partial of tile t, block `rank` of its cluster: a (BM, BN) fp32 tile, row-major.
+template <class Cfg>
+__host__ __device__ inline std::size_t partial_slot(const Schedule& s, int w, int t, int rank) {
+    return ((2 * static_cast<std::size_t>(w) + s.partial_index(w, t)) * Cfg::CLUSTER + rank) *
+           Cfg::BM * Cfg::BN;
+}
+
+// d += a partial stored by store_tile at row rl of its tile (rl, rl + 8; column pairs: lane % 4).
+template <int ACC>
+__device__ inline void add_partial(float (&d)[ACC], const float* P, int BN, int rl, int lane) {
+#pragma unroll
+    for (int j = 0; j < ACC / 4; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            // From L2 (ld.global.cg): another SM wrote it, never a stale line of this SM's L1.
+            const float2 v = __ldcg(
+                reinterpret_cast<const float2*>(P + (rl + 8 * h) * BN + 8 * j + 2 * (lane % 4)));
+            d[4 * j + 2 * h] += v.x, d[4 * j + 2 * h + 1] += v.y;
+        }
+}
+
+template <class Cfg>
+static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cfg::THREADS, 1)
+    stream_k_kernel(const __grid_constant__ CUtensorMap map_a,
+                    const __grid_constant__ CUtensorMap map_b,
+                    const __grid_constant__ CUtensorMap map_c, const Schedule sched, int M, int N,
+                    float alpha, float beta, float* C, int ldc, bool vec_c, bool tma_c,
+                    float* partials, bool fixup_in_kernel, unsigned* counters) {
+    constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM, BN = Cfg::BN;
+    constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
+    extern __shared__ unsigned char smem_raw[];
+    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
+    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
+    unsigned char* smem = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, BM, BK), swizzled
+    __half* Bs = As + STAGES * A_STAGE;            // (STAGES, BN / 64, BK, 64), swizzled
+    __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
+    __shared__ uint64_t empty[STAGES];  // every consumer of the cluster is done with stage s
+
+    const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;
+    const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;  // this block's place in its cluster
+    const TileOrder<Cfg> order{(M + CLUSTER * BM - 1) / (CLUSTER * BM), (N + BN - 1) / BN};
+    const int worker = blockIdx.x / CLUSTER;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(&full[s], 1);  // the producer's arrive (+ the TMA bytes)
+            mbar_init(&empty[s], CONSUMERS * 4 * CLUSTER);  // every consumer warp of the cluster
+        }
+        fence_barrier_init();  // the copy engine and the cluster's other block see them
+    }
+    // The barriers of every block of the cluster exist before anyone copies into or arrives on
+    // them.
+    if constexpr (CLUSTER > 1)
+        cluster_sync();
+    else
+        __syncthreads();
+
+    if (wg == 0) {
+        setmaxnreg_dec<Cfg::PRODUCER_REGS>();
+        if (tid == 0) {
+            // The producer walks the same units as the consumers; its k-tile count `it` runs on
+            // across units, and with it the stages and their phases.
+            WorkerUnits units(sched, worker);
+            Unit u;
+            int it = 0;
+            while (units.next(sched, u)) {
+                int m0, n0;
+                order.origin(u.tile, rank, m0, n0);
+                for (int kt = u.kb; kt < u.ke; ++kt, ++it) {
+                    const int s = it % STAGES;
+                    if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
+                    // Its A, and all of B's boxes, its own and those its partner multicasts.
+                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
+                    tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);
+#pragma unroll
+                    for (int p = 0; p < Cfg::B_PART; ++p) {  // this block's share of B's boxes
+                        const int j = int(rank) * Cfg::B_PART + p;
+                        __half* dst = Bs + s * B_STAGE + j * BK * B_BOX;
+                        if constexpr (CLUSTER > 1)
+                            tma_load_multicast(dst, &map_b, n0 + j * B_BOX, kt * BK, &full[s],
+                                               uint16_t((1u << CLUSTER) - 1));
+                        else
+                            tma_load(dst, &map_b, n0 + j * B_BOX, kt * BK, &full[s]);
+                    }
+                }
+            }
+        }
+        __syncwarp();  // lane 0 rejoins its warp before the cluster barrier at the end
+    } else {
+        setmaxnreg_inc<Cfg::CONSUMER_REGS>();
+        const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
+        const int warp = tid / 32, lane = tid % 32;
+        // Stage s is free again once every consumer warp of the cluster says so: its copies came
+        // from every block's producer.
+        auto release = [&](int s) {
+            if (lane != 0) return;
+            if constexpr (CLUSTER > 1) {
+#pragma unroll
+                for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(&empty[s], c);
+            } else {
+                mbar_arrive(&empty[s]);
+            }
+        };
+        __shared__ bool last[CONSUMERS];  // this warpgroup finished its tile's last piece
+        WorkerUnits units(sched, worker);
+        Unit u;
+        int it = 0;
+        while (units.next(sched, u)) {
+            int m0, n0;
+            order.origin(u.tile, rank, m0, n0);
+            const int depth = u.ke - u.kb;
+            float d[ACC];  // (64, BN) of C: this warpgroup's rows, in wgmma's register layout
+#pragma unroll
+            for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+            // Counted from 0, not from the unit's first k-tile: ptxas then sees the loop's first
+            // wgmma and does not serialize them (warning C7515).
+            for (int kt = 0; kt < depth; ++kt, ++it) {
+                const int s = it % STAGES;
+                mbar_wait(&full[s], (it / STAGES) & 1);          // k-tile kt has landed in stage s
+                const __half* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
+                const __half* b = Bs + s * B_STAGE;              // (BN / 64, BK, 64) MN-major
+                wgmma_fence();  // the accumulators were written by ordinary instructions before
+#pragma unroll
+                for (int kk = 0; kk < BK / WGMMA_K; ++kk)
+                    wgmma_m64k16(d, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                 smem_desc(b + kk * WGMMA_K * B_BOX, BK * 128, 1024));
+                wgmma_commit();
+                // One k-tile of wgmmas stays in flight: once the previous k-tile's are done, its
+                // stage is released while this one's run.
+                wgmma_wait<1>();
+                if (kt > 0) release((it + STAGES - 1) % STAGES);
+            }
+            wgmma_wait<0>();
+            release((it + STAGES - 1) % STAGES);  // the unit's last stage (a unit is never empty)
+            const int rl = row0 + 16 * warp + lane / 4, r = m0 + rl;  // first row: tile's, C's
+            const bool whole = m0 + BM <= M && n0 + BN <= N;
+            // BEGIN SOLUTION: a piece of a tile leaves its partial; the last piece adds them all
+            if (u.kb > 0 || u.ke < sched.KT) {
+                const int lo = sched.first_worker(u.tile), hi = sched.last_worker(u.tile);
+                float* P = partials + partial_slot<Cfg>(sched, worker, u.tile, rank);
+                store_tile(d, P, BN, M - m0, N - n0, rl, 0, lane, 1.0f, 0.0f, whole);
+                if (!fixup_in_kernel) continue;  // reduce_partials adds them after the kernel
+                __threadfence();     // this thread's partial, visible to the GPU before...
+                named_sync(wg, WG);  // ...the warpgroup's count goes up
+                if (tid == 0) {
+                    unsigned* count = counters +
+                                      ((u.tile - sched.dp_tiles) * CLUSTER + rank) * CONSUMERS +
+                                      (wg - 1);
+                    last[wg - 1] = atomicAdd(count, 1u) == unsigned(hi - lo);
+                    if (last[wg - 1]) *count = 0;  // every piece counted: ready for the next call
+                    __threadfence();               // the others' partials are read after the count
+                }
+                named_sync(wg, WG);           // the warpgroup learns whether it was last
+                if (!last[wg - 1]) continue;  // not the last: nobody waits for anybody
+#pragma unroll 1
+                for (int w = lo; w <= hi; ++w)
+                    if (w != worker)
+                        add_partial(d, partials + partial_slot<Cfg>(sched, w, u.tile, rank), BN, rl,
+                                    lane);
+            }
+            // END SOLUTION
+            // Epilogue, as in chapter 15; meanwhile the producer is already loading the next tile.
+            if (tma_c) {
+                float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
+                                                     (wg - 1) * Cfg::C_CHUNK_BYTES);
+                store_tile_tma<Cfg>(d, Cs, &map_c, m0 + row0, n0, alpha, wg, tid);
+                continue;
+            }
+            store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, whole && vec_c);
+        }
+        if (tid == 0) tma_store_wait<0, false>();  // C is written before exit
+    }
+    // No block may leave while another block of its cluster can still arrive on its barriers.
+    if constexpr (CLUSTER > 1) cluster_sync();
+}
+
+// ---- the fix-up with many pieces: a second kernel adds the partials of every split tile ---------
+// With more than FEW_PIECES pieces per tile there are fewer stream-K tiles than workers
+// (max_pieces: ranges shorter than a third of a tile). Block x takes stream-K tile dp_tiles + x,
+// blocks along y cut its (BM, BN) float4 positions, X per block, blocks along z the cluster rank.
+// The Y = 256 / X threads of a position share the tile's pieces (w_lo + y, + Y, ...), shared
+// memory adds their sums, and thread y = 0 runs the one epilogue: alpha * sum + beta * C.
+template <class Cfg>
+static __global__ void __launch_bounds__(256)
+    reduce_partials(const Schedule sched, const float* partials, int M, int N, float alpha,
+                    float beta, float* C, int ldc) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN;
+    const int t = sched.dp_tiles + static_cast<int>(blockIdx.x), rank = blockIdx.z;
+    const int w_lo = sched.first_worker(t), w_hi = sched.last_worker(t);
+    if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
+    const int X = static_cast<int>(blockDim.x), Y = static_cast<int>(blockDim.y);
+    const int f = static_cast<int>(blockIdx.y) * X + static_cast<int>(threadIdx.x);  // float4
+    const int tm_rows = (M + Cfg::CLUSTER * BM - 1) / (Cfg::CLUSTER * BM);
+    const TileOrder<Cfg> order{tm_rows, (N + BN - 1) / BN};
+    int m0, n0;
+    order.origin(t, rank, m0, n0);
+    const int row = m0 + f / (BN / 4), col = n0 + 4 * (f % (BN / 4));  // of C
+    const bool live = f < BM * BN / 4 && row < M && col < N;
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (live)
+#pragma unroll 4
+        for (int w = w_lo + static_cast<int>(threadIdx.y); w <= w_hi; w += Y) {
+            const float4 v = __ldcg(reinterpret_cast<const float4*>(
+                partials + partial_slot<Cfg>(sched, w, t, rank) + 4 * f));
+            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        }
+    __shared__ float4 part[256];
+    part[threadIdx.y * X + threadIdx.x] = sum;
+    __syncthreads();  // every thread's share of the pieces is in shared memory
+    if (threadIdx.y != 0 || !live) return;
+    for (int y = 1; y < Y; ++y) {
+        const float4 v = part[y * X + threadIdx.x];
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+    const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+    float* c = C + static_cast<long long>(row) * ldc + col;
+    for (int e = 0; e < 4 && col + e < N; ++e)
+        c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
+}
+
+// The partials and the counters of the in-kernel fix-up, one workspace per (device, stream),
+// allocated on first use and grown, never freed (no allocation in a timed call). Calls on one
+// stream run one after the other (the reduction included), calls on two streams use two
+// workspaces; the mutex covers several host threads. Counters start at 0 and the last piece of a
+// tile sets its counter back to 0: no reset between calls.
+struct Workspace {
+    float* partials = nullptr;
+    unsigned* counters = nullptr;
+    std::size_t partial_bytes = 0, counter_count = 0;
+};
+inline Workspace workspace_for(std::size_t partial_bytes, std::size_t counter_count,
+                               cudaStream_t stream) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, cudaStream_t>, Workspace> all;
+    int dev = 0;
+    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+    const std::lock_guard<std::mutex> lock(mutex);
+    Workspace& w = all[{dev, stream}];
+    if (partial_bytes > w.partial_bytes) {
+        // The old buffer may still be in use by this stream's previous kernel: freed after it.
+        if (w.partials) GEMM_CUDA_CHECK(cudaFreeAsync(w.partials, stream));
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.partials, partial_bytes, stream));
+        w.partial_bytes = partial_bytes;
+    }
+    if (counter_count > w.counter_count) {
+        if (w.counters) GEMM_CUDA_CHECK(cudaFreeAsync(w.counters, stream));
+        GEMM_CUDA_CHECK(cudaMallocAsync(&w.counters, counter_count * sizeof(unsigned), stream));
+        GEMM_CUDA_CHECK(cudaMemsetAsync(w.counters, 0, counter_count * sizeof(unsigned), stream));
+        w.counter_count = counter_count;
+    }
+    return w;
+}
+
+// SPLIT: how the tiles are dealt (the steps of the README's table).
+template <class Cfg, Split SPLIT = Split::hybrid>
+inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                     int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    if (M == 0 || N == 0) return;                            // nothing to write
+    if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
+    auto kernel = stream_k_kernel<Cfg>;
+    // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
+    static const int resident_clusters = [&] {
+        GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             Cfg::SMEM_BYTES));
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(Cfg::CLUSTER * 1024);
+        cfg.blockDim = dim3(Cfg::THREADS);
+        cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = Cfg::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        int n = 0;
+        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
+        return n;
+    }();
+    // A and B themselves, or padded copies where a row does not start on 16 bytes.
+    const AlignedOperands ops(A, lda, B, ldb, M, N, K, stream);
+    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
+    const CUtensorMap map_b = make_map(ops.b.p, K, N, ops.b.ld, BK, B_BOX);
+    const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
+    // TMA stores overwrite C (beta == 0 only) and need the same alignment as the loads. On the H200
+    // they wrote one float past N into C's padding at N = 155, ldc = 160 (as if a row's last 16
+    // bytes went out whole), so N % 4 == 0 too.
+    const bool tma_c =
+        beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
+    const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
+    const int tiles = ((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM)) *
+                      ((N + Cfg::BN - 1) / Cfg::BN);
+    const Schedule sched = make_schedule(tiles, (K + BK - 1) / BK, resident_clusters, SPLIT);
+    const int sk_tiles = sched.tiles - sched.dp_tiles;
+    // The fix-up: with at most FEW_PIECES pieces per tile, the last piece to finish adds them in
+    // the kernel; with more, a second kernel adds them on every SM (one worker adding 131
+    // partials in turn took 66 us at 64 x 64 x 262144 on the H200).
+    const bool fixup_in_kernel = max_pieces(sched) <= FEW_PIECES;
+    const Workspace ws =
+        sk_tiles > 0 ? workspace_for(std::size_t(2) * sched.workers * Cfg::CLUSTER * Cfg::BM *
+                                         Cfg::BN * sizeof(float),
+                                     std::size_t(sk_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS, stream)
+                     : Workspace{};
+    kernel<<<sched.workers * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
+        map_a, map_b, map_c, sched, M, N, alpha, beta, C, ldc, vec_c, tma_c, ws.partials,
+        fixup_in_kernel, ws.counters);
+    GEMM_CUDA_CHECK_LAUNCH();
+    if (sk_tiles == 0 || fixup_in_kernel) return;  // C written by the kernel's epilogues
+    // Every piece is written: the reduction runs after the kernel, on the same stream. Threads
+    // per position: enough to share a deep tile's many pieces (132 at 64 x 64 x 262144).
+    const int pieces = max_pieces(sched);
+    const int Y = pieces >= 64 ? 8 : pieces >= 32 ? 4 : pieces >= 16 ? 2 : 1;
+    const dim3 block(256 / Y, Y);
+    const dim3 grid(sk_tiles, (Cfg::BM * Cfg::BN / 4 + block.x - 1) / block.x, Cfg::CLUSTER);
+    reduce_partials<Cfg><<<grid, block, 0, stream>>>(sched, ws.partials, M, N, alpha, beta, C, ldc);
+    GEMM_CUDA_CHECK_LAUNCH();
+}
+
+// Few rows (M <= 128): 128-row tiles alone, as chapter 16; the hybrid split (stream-K at equal
+// depths when there are fewer tiles than workers).
+inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                 int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
+    if (M <= 128)
+        return gemm_cfg<configs::rows128>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    gemm_cfg<configs::cluster2>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+}  // namespace ch17
