@@ -60,16 +60,19 @@ TEST_CASE("the named configurations, each split forced") {
     check(ch18::gemm_cfg<ch18::configs::m8, 1>, p);
     check(ch18::gemm_cfg<ch18::configs::m8, 3>, p);
     check(ch18::gemm_cfg<ch18::configs::m8, 3, false>, p);  // chapter 16's reduce_splits
+    check(ch18::gemm_cfg<ch18::configs::m16, 2, true>, p);  // the last slice adds, wider tiles
+    check(ch18::gemm_cfg<ch18::configs::m32, 4, true>, p);
     check(ch18::gemm_cfg<ch18::configs::m16, 2>, p);
     check(ch18::gemm_cfg<ch18::configs::m16, 7>, p);
     check(ch18::gemm_cfg<ch18::configs::m32, 4>, p);
     check(ch18::gemm_cfg<ch18::configs::m32, 32>, p);
     check(ch18::gemm_cfg<ch18::configs::m64, 5>, p);
-    check(ch18::gemm_cfg<ch18::configs::m64, 5, false>, p);
+    check(ch18::gemm_cfg<ch18::configs::m64, 5, true>, p);
     check(ch18::gemm_cfg<ch18::configs::m64, 32>, make(100, 300, 64 * 3 + 1));  // cut to KT = 4
     // More units than resident blocks: a block walks several, split ones among them.
     check(ch18::gemm_cfg<ch18::configs::m8, 2>, make(8, 64 * 300, 640, 0, 0, 0, 1.0f, 1.0f));
     check(ch18::gemm_cfg<ch18::configs::m64, 3>, make(200, 64 * 100, 1000));
+    check(ch18::gemm_cfg<ch18::configs::m64, 3, true>, make(200, 64 * 100, 1000));
 }
 
 namespace {

@@ -1,12 +1,12 @@
 // Chapter 18: small M (decode batches): A and B swapped, so that M is wgmma's N. New vs chapter 16:
 // C^T = B^T A^T. wgmma's 64 rows are 64 columns of C (B's (BK, 64) box, MN-major: the transpose-A
 // bit) and its N is M itself, 8 to 64 wide, so one token no longer fills a 64-row tile with 63
-// empty rows. A tile is (MT rows, BN columns) of C and there are few of them, so chapter 16's split
-// cuts K; the last slice of a tile to finish (a counter per tile) adds the partials and writes C:
-// no second launch, which at 17 us a product is worth more than any split (README).
-// Napkin math: M <= 64 makes 2 M flops per byte of B against the H200's ridge of ~200: memory-
-// bound. 8 x 4096 x 4096 moves 32 MB of B: 7.6 us at 4.2 TB/s, the copy bandwidth. Two blocks per
-// SM, 96 KB of stages each, keep 100-160 KB of B per SM in flight.
+// empty rows. A tile is (MT rows, 64 columns) of C and there are few of them, so chapter 16's
+// split cuts K; with 8-row tiles the last slice of a tile (a counter per tile) adds the slices in
+// the kernel, with wider ones chapter 16's reduce_splits does (measured, README).
+// Napkin math: M <= 64 makes M flops per byte of B against the H200's ridge of ~200: memory-bound.
+// 8 x 4096 x 4096 moves 33.6 MB of B: 8.0 us at 4.2 TB/s, the copy bandwidth. Each SM keeps 64 KB
+// of B in flight (one block of 8-10 stages, or two of 6 for MT = 64).
 // Preconditions: as chapter 15 (compute capability 9.0; unaligned operands are padded first).
 // Builds on: 16_split_k
 #pragma once
@@ -325,9 +325,11 @@ inline int sm_count() {
     return sms;
 }
 
-// SPLITS: 0 chooses (choose_splits), else that many slices. IN_KERNEL false: chapter 16's second
-// kernel adds the slices (a step of the README's table).
-template <class Cfg, int SPLITS = 0, bool IN_KERNEL = true>
+// SPLITS: 0 chooses (choose_splits), else that many slices. IN_KERNEL: the tile's last slice adds
+// the slices in this kernel; else chapter 16's second kernel, reduce_splits, does. Measured on the
+// H200 (README): in the kernel wins with 8-row tiles (5-7% at 1 and 8 x 4096^2, where a launch is
+// a large share of 18 us) and loses with wider ones (2x at 64 x 4096^2), hence the default.
+template <class Cfg, int SPLITS = 0, bool IN_KERNEL = Cfg::MT == 8>
 inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                      int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
