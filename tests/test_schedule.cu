@@ -211,7 +211,7 @@ TEST_CASE("19_dispatcher: the README's map") {
     };
     const Expect table[] = {
         {1, 8192, 8192, K::split_k, T::rows128},       // decode: 32 tiles, 4 slices
-        {64, 8192, 8192, K::split_k, T::rows128},      // (chapter 18's, once merged)
+        {64, 8192, 8192, K::split_k, T::rows128},      // (gemm() sends it to chapter 18)
         {128, 8192, 8192, K::split_k, T::rows128},     // few rows
         {128, 4096, 4096, K::split_k, T::n128},        // 32 narrow tiles, 4 slices
         {64, 3584, 3584, K::split_k, T::n128},         //
@@ -242,6 +242,22 @@ TEST_CASE("19_dispatcher: the README's map") {
         CAPTURE(e.K);
         CHECK(std::string(kernels[int(p.kernel)]) == kernels[int(e.kernel)]);
         CHECK(std::string(tiles[int(p.tile)]) == tiles[int(e.tile)]);
+    }
+}
+
+// Which shapes chapter 19's gemm() hands to chapter 18 before the cost model: decode batches
+// (M <= 64) with enough columns; the one-tile deep-K shape stays with the cost model.
+TEST_CASE("19_dispatcher: decode batches go to chapter 18") {
+    for (int M : {1, 8, 33, 64}) {
+        CAPTURE(M);
+        CHECK(ch19::small_m(M, 4096));
+        CHECK(ch19::small_m(M, 1024));
+        CHECK_FALSE(ch19::small_m(M, 1023));
+        CHECK_FALSE(ch19::small_m(M, 64));  // 64 x 64 x 262144: one tile, the cost model's
+    }
+    for (int M : {65, 128, 4096}) {
+        CAPTURE(M);
+        CHECK_FALSE(ch19::small_m(M, 8192));
     }
 }
 

@@ -24,7 +24,7 @@
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
 #include "device/sm90.cuh"
-#include "device/small_m.cuh"  // wgmma_swapped: m64n{8,16,32,64}k16 with A transposed
+#include "device/ch18_small_m.cuh"  // wgmma_swapped: m64n{8,16,32,64}k16 with A transposed
 
 namespace ch18 {
 
