@@ -28,7 +28,8 @@ listed = chapters.load()
 ids = [c.id for c in listed]
 folders = sorted(d for d in os.listdir(os.path.join(ROOT, "chapters"))
                  if os.path.isdir(os.path.join(ROOT, "chapters", d)))
-expect(sorted(ids) == folders, f"the list names exactly the chapter folders ({len(ids)} of them)")
+expect(sorted(ids) == folders, f"the list names exactly the chapter folders ({len(ids)} of them; "
+       f"listed only: {sorted(set(ids) - set(folders))}, folders only: {sorted(set(folders) - set(ids))})")
 expect(ids == sorted(ids), "the list is in reading order")
 expect(len({i[:2] for i in ids}) == len(ids), "no two chapters share a number")
 for c in listed:

@@ -70,10 +70,13 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     // The grouped order (GROUP_M cluster rows at a time, column by column, for L2 reuse): the first
     // row and column of C that this block computes in cluster tile t.
     auto origin = [&](int t, int& m0, int& n0) {
+        m0 = 0, n0 = 0;
+        // BEGIN SOLUTION: the grouped order, then this block's BM rows within the cluster tile
         const int group = t / (GROUP_M * tiles_n), in_group = t % (GROUP_M * tiles_n);
         const int group_rows = min(tiles_m - group * GROUP_M, GROUP_M);
         m0 = ((group * GROUP_M + in_group % group_rows) * CLUSTER + int(rank)) * BM;
         n0 = (in_group / group_rows) * BN;
+        // END SOLUTION
     };
 
     if (threadIdx.x == 0) {

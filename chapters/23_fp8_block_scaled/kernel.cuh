@@ -154,10 +154,13 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             const int s = it % STAGES;
             // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap
             // it.
+            float s0 = 0.0f, s1 = 0.0f;  // for rows r and r + 8
+            // BEGIN SOLUTION: sb of this k-tile's 128 x 128 block of B, times sa of rows r, r + 8
             const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
             const long long ka = static_cast<long long>(kt) * M;
-            const float s0 = r < M ? sb * __ldg(scale_a + ka + r) : 0.0f;
-            const float s1 = r + 8 < M ? sb * __ldg(scale_a + ka + r + 8) : 0.0f;
+            if (r < M) s0 = sb * __ldg(scale_a + ka + r);
+            if (r + 8 < M) s1 = sb * __ldg(scale_a + ka + r + 8);
+            // END SOLUTION
             mbar_wait(&full[s], (it / STAGES) & 1);                 // k-tile kt is in stage s
             const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
             const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
