@@ -179,7 +179,7 @@ numbers = {int(c.id[:2]): c.id for c in listed}
 code = glob.glob(os.path.join(ROOT, "tools", "*.py")) + glob.glob(
     os.path.join(ROOT, "tools", "*.sh")) + [os.path.join(ROOT, "tutorial")]
 for path in code:
-    for token in set(re.findall(r"(?<![\w/])(\d\d_[a-z][a-z0-9_]*)", read(path))):
+    for token in set(re.findall(r"(?<![\w])(\d\d_[a-z][a-z0-9_]*)", read(path))):
         n = int(token[:2])
         ok = (n not in numbers or token.startswith(numbers[n]) or
               any(token.startswith(p) for p in planned))
