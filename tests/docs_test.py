@@ -17,6 +17,7 @@ Checked:
   docs/glossary.md, docs/results.md, docs/toolkits.md): "Chapters AA–BB are fp32", "take fp16",
   "use instructions that exist on Hopper alone", "the fp16 chapters (AA–BB)" name exactly those
   chapters of the list;
+- a chapter README's "N changed lines" under its `diff -u A B` is what git counts;
 - docs/profiling.md's table of kernel names: each name is a __global__ function of a kernel of
   the chapters its row names;
 - the tools' code (tools/*.py, tools/*.sh, ./tutorial) names no chapter id that is not on the list
@@ -160,6 +161,14 @@ for rel in OWNED:
             want = [c.id for c in listed if rule(c)]
             expect(span(a, b) == want, f"{rel}: the sentence /{pattern}/ with {a}–{b} names "
                                        f"{span(a, b)}, the list says {want}")
+
+# --- A chapter README's count of its diff's changed lines ----------------------------------------
+for c in listed:
+    text = read(f"chapters/{c.id}/README.md")
+    for a, b, n in re.findall(r"^ +diff -u (\S+) (\S+)\n\n(\d+) changed lines", text, re.M):
+        want = chapter_list.changed_lines(a, b)
+        expect(int(n) == want, f"chapters/{c.id}/README.md: '{n} changed lines' after `diff -u {a} "
+                               f"{b}`; git diff --no-index --numstat counts {want}")
 
 # --- docs/profiling.md's kernel names -----------------------------------------------------------
 prof = read("docs/profiling.md")
