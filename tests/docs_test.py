@@ -17,6 +17,7 @@ Checked:
   docs/glossary.md, docs/results.md, docs/toolkits.md): "Chapters AA–BB are fp32", "take fp16",
   "use instructions that exist on Hopper alone", "the fp16 chapters (AA–BB)" name exactly those
   chapters of the list;
+- docs/glossary.md defines each term once;
 - a chapter README's "N changed lines" under its `diff -u A B` is what git counts;
 - docs/profiling.md's table of kernel names: each name is a __global__ function of a kernel of
   the chapters its row names;
@@ -161,6 +162,11 @@ for rel in OWNED:
             want = [c.id for c in listed if rule(c)]
             expect(span(a, b) == want, f"{rel}: the sentence /{pattern}/ with {a}–{b} names "
                                        f"{span(a, b)}, the list says {want}")
+
+# --- The glossary defines each term once ---------------------------------------------------------
+terms = re.findall(r"^\*\*([^*]+)\*\*", read("docs/glossary.md"), re.M)
+twice = sorted({t for t in terms if terms.count(t) > 1})
+expect(not twice, f"docs/glossary.md defines {twice} more than once")
 
 # --- A chapter README's count of its diff's changed lines ----------------------------------------
 for c in listed:
