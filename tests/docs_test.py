@@ -18,6 +18,8 @@ Checked:
   "use instructions that exist on Hopper alone", "the fp16 chapters (AA–BB)" name exactly those
   chapters of the list;
 - docs/glossary.md defines each term once;
+- a chapter README's block "<!-- ladder table ... -->" is what tools/ladder.py table makes from
+  plots/<gpu>/<chapter>.csv;
 - a chapter README's "N changed lines" under its `diff -u A B` is what git counts;
 - docs/profiling.md's table of kernel names: each name is a __global__ function of a kernel of
   the chapters its row names;
@@ -32,6 +34,7 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(sys.argv[1])
+os.chdir(ROOT)  # paths in generated text are relative to the repository
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import chapters as chapter_list  # noqa: E402
 
@@ -167,6 +170,22 @@ for rel in OWNED:
 terms = re.findall(r"^\*\*([^*]+)\*\*", read("docs/glossary.md"), re.M)
 twice = sorted({t for t in terms if terms.count(t) > 1})
 expect(not twice, f"docs/glossary.md defines {twice} more than once")
+
+# --- A chapter README's ladder table is the ladder's (tools/ladder.py table) ----------------------
+import ladder  # noqa: E402
+for c in listed:
+    text = read(f"chapters/{c.id}/README.md")
+    if ladder.BEGIN_TABLE not in text:
+        continue
+    runs = [d for d in sorted(glob.glob(os.path.join(ROOT, "plots", "*", c.id + ".csv")))
+            if "/archive/" not in d and "/latest/" not in d]
+    expect(runs, f"chapters/{c.id}/README.md has a ladder table but no plots/<gpu>/{c.id}.csv")
+    for csv_path in runs[:1]:
+        d = os.path.relpath(os.path.dirname(csv_path), ROOT)
+        block = f"{ladder.BEGIN_TABLE}\n{ladder.chapter_table(d, c.id)}{ladder.END_TABLE}"
+        expect(block in text, f"chapters/{c.id}/README.md: its ladder table is not {d}'s "
+                              f"(python3 tools/ladder.py table {d} {c.id} --write "
+                              f"chapters/{c.id}/README.md)")
 
 # --- A chapter README's count of its diff's changed lines ----------------------------------------
 for c in listed:

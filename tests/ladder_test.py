@@ -181,5 +181,36 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run(sys.executable, LADDER, "check", tmp)
     expect(rc == 2 and "stamp" in err, f"check without a stamp: exit 2 ({err!r})")
 
+# --- table: a chapter README's measured table from the ladder's CSV ------------------------------
+with tempfile.TemporaryDirectory() as tmp:
+    ch = gpu[-1].id
+    with open(os.path.join(tmp, ch + ".csv"), "w") as f:
+        f.write("device,chapter,M,N,K,ms_median,gflops,yardstick,yardstick_gflops,"
+                "pct_of_yardstick,pct_min,pct_max,rounds,check,pass,sm_clock_mhz,throttle,"
+                "l2_flush,commit\n"
+                f"NVIDIA H200,{ch},4096,4096,4096,0.187,735100,cuBLAS x,741000,99.2,99.1,99.3,5,"
+                "sample,true,1980,none,yes,abcdef123456789\n"
+                f"NVIDIA H200,{ch},128,8192,8192,0.2,600000,cuBLAS x,700000,85.7,85.0,86.0,5,"
+                "sample,false,1740,sw_power_cap 6%,yes,abcdef123456789\n")
+    open(os.path.join(tmp, "stamp.txt"), "w").write("commit=abcdef123456789\ndate=2026-11-27\n")
+    rc, out, err = run(sys.executable, LADDER, "table", tmp, ch)
+    expect(rc == 0 and "| 4096 | 0.187 | 735 | 741 | 99.2% (99.1–99.3) | 1980 | sample PASS |" in out
+           and "| 128x8192x8192 |" in out and "1740 (sw_power_cap 6%)" in out
+           and "sample FAIL" in out and "commit abcdef123456" in out and "5 rounds" in out,
+           f"table prints the rows, the conditions and the commit ({out!r}, {err!r})")
+    readme = os.path.join(tmp, "README.md")
+    open(readme, "w").write(f"before\n{ladder.BEGIN_TABLE}\nold\n{ladder.END_TABLE}\nafter\n")
+    rc1, _, _ = run(sys.executable, LADDER, "table", tmp, ch, "--check", readme)
+    rc2, _, _ = run(sys.executable, LADDER, "table", tmp, ch, "--write", readme)
+    rc3, _, _ = run(sys.executable, LADDER, "table", tmp, ch, "--check", readme)
+    text = open(readme).read()
+    expect(rc1 == 1 and rc2 == 0 and rc3 == 0 and text.startswith("before\n") and
+           text.endswith("after\n") and "| 4096 |" in text and "old" not in text,
+           f"table --check fails a stale block, --write replaces it, then --check passes "
+           f"({rc1}, {rc2}, {rc3}, {text!r})")
+    open(readme, "w").write("no block\n")
+    rc, out, err = run(sys.executable, LADDER, "table", tmp, ch, "--write", readme)
+    expect(rc == 2 and "no block" in err, f"table --write without the markers: exit 2 ({err!r})")
+
 print(f"ladder: {len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
