@@ -9,11 +9,12 @@ chapter: no GPU needed) and fails where they disagree on accepting it. An accept
 the binary with --help last, so that it parses everything and runs nothing.
 Exit: 0 pass, 1 fail.
 """
+import os
 import subprocess
 import sys
 import tempfile
 
-script, binary = sys.argv[1], sys.argv[2]
+script, binary = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 failures = []
 
 CASES = [
