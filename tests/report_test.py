@@ -323,7 +323,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 f"{GPU},copy_bandwidth,2900,GB/s,device-to-device copy\n"
                 f"{GPU},mma_sync_f16f32,650000,GFLOPS,mma.sync loop\n"
                 f"{GPU},cublas_sgemm,51000,GFLOPS,cublasSgemm 8192\n")
-    p = run(mpl, new)
+    suite_csv(new)  # drawn in the same run: the suite's checks follow the sweep's
+    p = run(mpl, "--png", new)
     expect(p.returncode == 0, f"new columns: exit 0 (got {p.returncode}: {p.stderr!r})")
     ch13 = read(os.path.join(new, "13_wgmma_persistent.svg"))
     expect('id="spread-13_wgmma_persistent"' in ch13 and "lowest to the highest round" in ch13
@@ -346,8 +347,6 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # The shape suite: one bar per shape, lowest first, coloured by category, the rounds' spread,
     # 100% and 95% lines, the geomean in the title; it stays off the overview.
-    suite_csv(new)
-    p = run(mpl, "--png", new)
     path = os.path.join(new, "suite_13_wgmma_persistent.svg")
     st = read(path) if os.path.exists(path) else ""
     expect(p.returncode == 0 and st, f"the suite chart is drawn ({p.returncode}, {p.stderr!r})")

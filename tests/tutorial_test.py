@@ -82,6 +82,12 @@ class Env:
         make_stubs(self.bin, self.log)
         self.caller = os.path.join(tmp, "caller")  # where the user runs the script from
         os.makedirs(self.caller)
+        # matplotlib fails to import: tools/plot.py writes results.md alone, at once (the charts
+        # are tests/report_test.py's; drawing them here took a second a call).
+        self.blocker = os.path.join(tmp, "no-matplotlib")
+        os.makedirs(os.path.join(self.blocker, "matplotlib"))
+        with open(os.path.join(self.blocker, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('blocked by tutorial_test.py')\n")
 
     def calls(self):
         if not os.path.exists(self.log):
@@ -96,6 +102,7 @@ class Env:
         env["PATH"] = self.bin + os.pathsep + env.get("PATH", "/usr/bin:/bin")
         # Results of `run` never go into the repository from a test.
         env["GEMM_RESULTS_DIR"] = os.path.join(self.tmp, "results")
+        env["PYTHONPATH"] = self.blocker
         env.update(extra)
         return env
 
