@@ -7,7 +7,7 @@
 #                        [shapes] [suite] [ncu] [sanitize]         (default: test bench)
 #
 #   ladder      the results a newcomer sees, from one tree in one session (docs/results.md):
-#               stamp bench suites ceilings ncu_ladder plot check, into OUT = plots/<gpu>/
+#               stamp bench ceilings suites ncu_ladder plot check, into OUT = plots/<gpu>/
 #               (plots/h200/ on an H200). ladder1 (stamp bench ceilings plot) and ladder2
 #               (suites ncu_ladder plot check) are the same in two commands. Each step alone:
 #   stamp       OUT/stamp.txt: the commit, dirty or not, the date, the GPU (tools/ladder.py)
@@ -27,12 +27,12 @@
 # SUITE_CHAPTER (`suite`; default: the last of CHAPTERS that is built), NCU_LAUNCHES (ncu_ladder:
 # kernels profiled per chapter, the longest is reported; default 16).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ARCH=${ARCH:-90}
 steps=()
 for s in "$@"; do
     case $s in
-        ladder) steps+=(stamp bench suites ceilings ncu_ladder plot check) ;;
+        ladder) steps+=(stamp bench ceilings suites ncu_ladder plot check) ;;
         ladder1) steps+=(stamp bench ceilings plot) ;;  # the ladder in two commands of under
         ladder2) steps+=(suites ncu_ladder plot check) ;;  # 10 minutes each, into the same OUT
         *) steps+=("$s") ;;
@@ -119,7 +119,11 @@ if has bench; then
     begin bench "benchmark: every chapter with its default sizes, the yardstick in alternating rounds in the same run"
     # The ladder's CSVs go straight into OUT (one folder per GPU); other sessions keep OUT/bench.
     bench_dir=$OUT/bench
-    [ $is_ladder = 0 ] || bench_dir=$OUT
+    if [ $is_ladder = 1 ]; then
+        bench_dir=$OUT
+        # One run of one tree: no chapter's files of an earlier run stay beside this one's.
+        rm -f "$OUT"/[0-9][0-9]_*.csv "$OUT"/[0-9][0-9]_*.txt "$OUT"/[0-9][0-9]_*.svg
+    fi
     mkdir -p "$bench_dir"
     gpu_extra=()
     [ -z "${ROUNDS:-}" ] || gpu_extra+=(--rounds "$ROUNDS")
@@ -136,8 +140,7 @@ if has bench; then
     [ $is_ladder = 1 ] || "$PLOT_PY" tools/plot.py "$bench_dir"
     if [ $is_ladder = 0 ]; then
         # The step between chapters 01 and 02 at 1024, on this machine's CPU, with OpenBLAS.
-        cpu=($CPU_CHAPTERS)
-        for ch in "${cpu[@]}"; do
+        for ch in $CPU_CHAPTERS; do
             "build/chapters/$ch" --sizes 1024 --reps 3 --warmup 1 --out "$OUT/bench/cpu1024" > "$OUT/bench/cpu1024_${ch:0:2}.txt" 2>&1
             tail -n 4 "$OUT/bench/cpu1024_${ch:0:2}.txt"
         done
@@ -145,25 +148,7 @@ if has bench; then
     took
 fi
 
-# The shape suite of the last fp16 and the last fp8 chapter of the list (tools/ladder.py suites).
-if has suites; then
-    begin suites "shape suites: $(python3 tools/ladder.py suites | tr '\n' ' ')against their yardsticks"
-    for ch in $(python3 tools/ladder.py suites); do
-        [ -x "build/chapters/$ch" ] || { echo "$ch: not built"; continue; }
-        ceil=()
-        [ ! -f "$OUT/ceilings.csv" ] || ceil=(--ceilings "$OUT/ceilings.csv")
-        for i in $(seq "${SUITE_RUNS:-1}"); do
-            dir=$OUT/suite/$ch
-            [ "${SUITE_RUNS:-1}" = 1 ] || dir=$OUT/suite/$ch/run$i
-            python3 tools/suite.py "build/chapters/$ch" --out "$dir" "${ceil[@]}" > "$dir.log" 2>&1 ||
-                echo "$ch suite exit $? (the log: $dir.log)"
-            sed -n '/^geomean/,/^wall time/p' "$dir.log"
-        done
-    done
-    took
-fi
-
-if has flush; thenif has flush; then
+if has flush; then
     log "L2 flush: chapters 10 and 15 against cuBLAS with and without L2 written over before each run"
     for f in on off; do
         mkdir -p "$OUT/flush/$f"
@@ -194,16 +179,37 @@ if has ceilings && [ -x build/tools/ceilings ]; then
     took
 fi
 
+# The shape suite of the last fp16 and the last fp8 chapter of the list (tools/ladder.py suites),
+# after the ceilings: the suite reads the measured copy bandwidth from OUT/ceilings.csv.
+if has suites; then
+    begin suites "shape suites: $(python3 tools/ladder.py suites | tr '\n' ' ')against their yardsticks"
+    rm -rf "$OUT/suite"
+    for ch in $(python3 tools/ladder.py suites); do
+        [ -x "build/chapters/$ch" ] || { echo "$ch: not built"; continue; }
+        ceil=()
+        [ ! -f "$OUT/ceilings.csv" ] || ceil=(--ceilings "$OUT/ceilings.csv")
+        for i in $(seq "${SUITE_RUNS:-1}"); do
+            dir=$OUT/suite/$ch
+            [ "${SUITE_RUNS:-1}" = 1 ] || dir=$OUT/suite/$ch/run$i
+            mkdir -p "$(dirname "$dir")"
+            python3 tools/suite.py "build/chapters/$ch" --out "$dir" "${ceil[@]}" > "$dir.log" 2>&1 ||
+                echo "$ch suite exit $? (the log: $dir.log)"
+            sed -n '/^geomean/,/^wall time/p' "$dir.log"
+        done
+    done
+    took
+fi
+
 # Nsight Compute on every GPU chapter at 4096: one launch, the same metrics, the longest kernel of
 # the launch reported (no kernel names written here: tools/ladder.py profile picks it).
 if has ncu_ladder; then
     begin ncu "Nsight Compute at 4096 on every GPU chapter (tools/ladder.py metrics)"
+    rm -rf "$OUT/ncu"
     mkdir -p "$OUT/ncu"
     ncu --query-metrics > "$OUT/ncu/query_metrics.txt" 2>&1 || true
     metrics=$(python3 tools/ladder.py metrics --available "$OUT/ncu/query_metrics.txt")
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
-        rm -f "$OUT/ncu/$ch.csv"
         ncu --clock-control none --csv --print-units base --launch-count "${NCU_LAUNCHES:-16}" \
             --metrics "$metrics" --log-file "$OUT/ncu/$ch.csv" \
             "build/chapters/$ch" --sizes 4096 --reps 1 --warmup 0 --no-baseline --check off \
@@ -217,8 +223,8 @@ fi
 if has plot; then
     begin plot "charts: tools/plot.py $OUT (ladder.svg, all_chapters.svg, results.md, roofline.svg)"
     "$PLOT_PY" tools/plot.py "$OUT"
-    for d in "$OUT"/suite/*/; do
-        [ ! -d "$d" ] || "$PLOT_PY" tools/plot.py "$d"
+    find "$OUT/suite" -name 'suite_*.csv' 2>/dev/null | while read -r f; do
+        "$PLOT_PY" tools/plot.py "$(dirname "$f")"
     done
     took
 fi
