@@ -177,6 +177,12 @@ with tempfile.TemporaryDirectory() as tmp:
     write("02_b.csv", [["02_b", 1, 1, 1, 1, commit, "yes"]])
     rc, out, err = run(sys.executable, LADDER, "check", tmp)
     expect(rc == 1 and "dirty" in err, f"check fails a CSV made from a dirty tree ({err!r})")
+    with open(os.path.join(tmp, "02_b.csv"), "w") as f:
+        f.write(f"chapter,commit,dirty,source_hash\n02_b,{commit},no,aaaa\n")
+    with open(os.path.join(tmp, "03_c.csv"), "w") as f:
+        f.write(f"chapter,commit,dirty,source_hash\n03_c,{commit},no,bbbb\n")
+    rc, out, err = run(sys.executable, LADDER, "check", tmp)
+    expect(rc == 1 and "more than one source_hash" in err, f"check fails two source trees ({err!r})")
     os.remove(os.path.join(tmp, "stamp.txt"))
     rc, out, err = run(sys.executable, LADDER, "check", tmp)
     expect(rc == 2 and "stamp" in err, f"check without a stamp: exit 2 ({err!r})")

@@ -20,7 +20,8 @@
     tools/ladder.py stamp DIR [COMMAND...]
         DIR/stamp.txt: the commit, whether the tree was dirty, the date, the GPU and the command
     tools/ladder.py check DIR
-        every CSV under DIR that has a commit column names the stamp's commit, clean: exit 1 if not
+        every CSV under DIR that has a commit column names the stamp's commit, clean, and all
+        that have a source_hash column name one: exit 1 if not
 
 Everything is read from the chapter list (tools/chapters.py): no chapter id is written here.
 Exit: 0 done, 1 check failed, 2 a bad command line or input.
@@ -466,7 +467,7 @@ def check(directory):
     s = read_stamp(directory)
     if not s.get("commit"):
         raise InputError(f"{directory}: no stamp.txt with a commit (tools/ladder.py stamp)")
-    bad, checked = [], 0
+    bad, checked, hashes = [], 0, {}
     for path in sorted(glob.glob(os.path.join(directory, "**", "*.csv"), recursive=True)):
         try:
             with open(path, newline="") as f:
@@ -484,6 +485,11 @@ def check(directory):
                        f"{s['commit']}")
         if dirty:
             bad.append(f"{path}: made from a dirty tree (dirty = {', '.join(sorted(dirty))})")
+        for h in {(r.get("source_hash") or "").strip() for r in rows} - {""}:
+            hashes.setdefault(h, path)
+    if len(hashes) > 1:  # the harness's hash of the sources it was built from: one tree, one hash
+        bad.append("more than one source_hash: " + ", ".join(f"{h} ({p})" for h, p in
+                                                               sorted(hashes.items())))
     for b in bad:
         print("ladder.py: " + b, file=sys.stderr)
     print(f"check: {checked} CSV(s) with a commit column, {len(bad)} problem(s)")
