@@ -128,8 +128,8 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(os.path.exists(os.path.join(out, c.id + ".csv")) and
                os.path.exists(os.path.join(out, c.id + ".txt")),
                f"{c.id}: its CSV and output in plots/h200")
-    suites = [c for p_ in ("fp16", "fp8") for c in [[g.id for g in gpu if g.precision == p_][-1:]]
-              for c in c]
+    suites = [ids[-1] for ids in ([g.id for g in gpu if g.precision.startswith(p_)]
+                                  for p_ in ("fp16", "fp8")) if ids]
     for ch in suites:
         expect(os.path.exists(os.path.join(out, "suite", ch, f"suite_{ch}.csv")),
                f"the suite of {ch} in plots/h200/suite/{ch}/")

@@ -70,8 +70,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
 # --- suites: the last fp16 and the last fp8 chapter ------------------------------------------------
 rc, out, err = run(sys.executable, LADDER, "suites")
-want = [[c.id for c in gpu if c.precision == p][-1] for p in ("fp16", "fp8")
-        if any(c.precision == p for c in gpu)]
+want = [[c.id for c in gpu if c.precision.startswith(p)][-1] for p in ("fp16", "fp8")
+        if any(c.precision.startswith(p) for c in gpu)]
 expect(rc == 0 and out.split() == want, f"suites are {want} (got {out.split()})")
 
 # --- metrics ------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 #   ladder      the results a newcomer sees, from one tree in one session (docs/results.md):
 #               stamp bench ceilings suites ncu_ladder plot check, into OUT = plots/<gpu>/
 #               (plots/h200/ on an H200). ladder1 (stamp bench ceilings plot) and ladder2
-#               (suites ncu_ladder plot check) are the same in two commands. Each step alone:
+#               (suites ncu_ladder plot check) are the same in two commands; CHAPTERS="..." splits
+#               ncu_ladder further (the profile table is remade from every chapter's log). Alone:
 #   stamp       OUT/stamp.txt: the commit, dirty or not, the date, the GPU (tools/ladder.py)
 #   bench       every chapter at its default sizes (ladder: CSVs straight into OUT)
 #   suites      the shape suite of the last fp16 and the last fp8 chapter of the list
@@ -204,12 +205,12 @@ fi
 # the launch reported (no kernel names written here: tools/ladder.py profile picks it).
 if has ncu_ladder; then
     begin ncu "Nsight Compute at 4096 on every GPU chapter (tools/ladder.py metrics)"
-    rm -rf "$OUT/ncu"
-    mkdir -p "$OUT/ncu"
+    mkdir -p "$OUT/ncu"  # the profile table is remade from every chapter's log: CHAPTERS splits it
     ncu --query-metrics > "$OUT/ncu/query_metrics.txt" 2>&1 || true
     metrics=$(python3 tools/ladder.py metrics --available "$OUT/ncu/query_metrics.txt")
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
+        rm -f "$OUT/ncu/$ch.csv"
         ncu --clock-control none --csv --print-units base --launch-count "${NCU_LAUNCHES:-16}" \
             --metrics "$metrics" --log-file "$OUT/ncu/$ch.csv" \
             "build/chapters/$ch" --sizes 4096 --reps 1 --warmup 0 --no-baseline --check off \

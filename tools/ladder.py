@@ -114,7 +114,7 @@ def bench_seconds(c, sizes, rounds, known, reps=10, warmup=3):
         if g > 0:
             measured += 1
         else:
-            g = GUESS_GFLOPS["cpu" if c.kind == "cpu" else c.precision]
+            g = GUESS_GFLOPS["cpu" if c.kind == "cpu" else family(c.precision)]
         y = y or g
         per_run = flop / (g * 1e9) + flop / (y * 1e9) + RUN_OVERHEAD_S
         runs = warmup + (rounds * reps if c.kind != "cpu" else rounds * 3)
@@ -200,11 +200,16 @@ def minutes(s):
     return f"{int(s // 60)} min {int(s % 60):02d} s" if s >= 60 else f"{math.ceil(s)} s"
 
 
+def family(precision):
+    """fp32, fp16, or fp8 for every FP8 precision of the list (fp8_fast, fp8, fp8_block...)."""
+    return "fp8" if precision.startswith("fp8") else precision
+
+
 def suite_chapters(chapters):
     """The last fp16 and the last fp8 GPU chapter of the list: the suite's chapters."""
     out = []
-    for precision in ("fp16", "fp8"):
-        mine = [c.id for c in chapters if c.kind != "cpu" and c.precision == precision]
+    for precision in ("fp16", "fp8"):  # fp8: every precision of the list starting with it
+        mine = [c.id for c in chapters if c.kind != "cpu" and family(c.precision) == precision]
         if mine:
             out.append(mine[-1])
     return out
@@ -308,7 +313,11 @@ def profile(directory):
     if not files:
         raise InputError(f"{ncu_dir}: no ncu CSV (tools/gpu_session.sh ncu_ladder writes them)")
     rows, problems = [], []
-    for ch in sorted(files, key=lambda c: order.index(c) if c in order else len(order)):
+    for gone in sorted(set(files) - set(order)):
+        print(f"ladder.py: note: {files[gone]}: {gone} is not on the chapter list: left out",
+              file=sys.stderr)
+        del files[gone]
+    for ch in sorted(files, key=order.index):
         try:
             rows.append(profile_row(ch, read_ncu_csv(files[ch]), stamp.get("commit", "")))
         except InputError as e:

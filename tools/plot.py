@@ -516,8 +516,9 @@ def intensity(r):
 
 
 # --- The ladder: one bar per chapter, grouped by era ----------------------------------------------
-# The one table of eras: the first row whose kind, precision and id range (the chapter's number,
-# both ends included; None: open) match a chapter of chapters/chapters.txt gives its era.
+# The one table of eras: the first row whose kind, precision (a prefix: fp8 is every fp8_*) and id
+# range (the chapter's number, both ends included; None: open) match a chapter of
+# chapters/chapters.txt gives its era.
 ERAS = [  # (era, kind, precision, first id, last id)
     ("CPU", "cpu", None, None, None),
     ("CUDA cores", "cuda", "fp32", None, None),
@@ -535,7 +536,7 @@ def era_of(chapter):
     number = int(chapter.id[:2])
     for era, kind, precision, first, last in ERAS:
         if ((kind is None or chapter.kind == kind) and
-                (precision is None or chapter.precision == precision) and
+                (precision is None or chapter.precision.startswith(precision)) and
                 (first is None or number >= first) and (last is None or number <= last)):
             return era
     return "other"
