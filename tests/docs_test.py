@@ -6,8 +6,8 @@ Usage: docs_test.py REPOSITORY_ROOT
 Checked:
 - every relative link of every tracked *.md leads to a file or folder, and every committed path
   under plots/ that a Markdown file outside plots/ names exists (code blocks, fenced or indented,
-  are commands, HTML comments notes: skipped; plots/latest/ is never committed; a path with *, {, NN, < or $ is a
-  pattern). A link to chapters/<id>/ of a chapter agreed in docs/reading-order.md's numbering
+  are commands and HTML comments notes: skipped; plots/latest/ is never committed; a path with
+  *, {, NN, < or $ is a pattern). A link to chapters/<id>/ of a chapter agreed in docs/reading-order.md's numbering
   table but not yet on the list is reported, not failed;
 - the README's chapter map: every chapter of chapters/chapters.txt in it, in order, each with its
   link and "9.0 only" exactly for the Hopper chapters; a row for an agreed chapter not yet on the
@@ -99,7 +99,8 @@ for md in tracked_markdown():
                 continue
             rel = os.path.relpath(path, ROOT).split(os.sep)
             if len(rel) >= 2 and rel[0] == "chapters" and rel[1] in planned:
-                notes.append(f"{md}: ({target}): agreed in docs/reading-order.md, not yet on the list")
+                notes.append(f"{md}: ({target}): agreed in docs/reading-order.md, not yet on "
+                             f"the list")
             else:
                 failures.append(f"{md}: link ({target}) leads nowhere")
         for path in PLOTS.findall(line):
@@ -116,8 +117,8 @@ readme = read("README.md")
 m = re.search(r"<!-- chapter map.*?-->\n(.*?)<!-- end of chapter map -->", readme, re.S)
 expect(m is not None, "README.md: a chapter map between <!-- chapter map ... --> and "
                       "<!-- end of chapter map -->")
-rows = re.findall(r"^\| (\d\d) \| \[`(\d\d_[a-z0-9_]+)`\]\(chapters/([^)]*)/\) \| (.*?) \| (.*?) \|$",
-                  m.group(1) if m else "", re.M)
+ROW = r"^\| (\d\d) \| \[`(\d\d_[a-z0-9_]+)`\]\(chapters/([^)]*)/\) \| (.*?) \| (.*?) \|$"
+rows = re.findall(ROW, m.group(1) if m else "", re.M)
 mapped = [r[1] for r in rows]
 expect(mapped == sorted(mapped) and len(set(mapped)) == len(mapped),
        f"README.md: the map's chapters in order, each once ({mapped})")

@@ -175,7 +175,8 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(rows and [r["M"] for r in rows] == ["512", "4096"] and rows[0]["rounds"] == "5",
            f"the CPU chapters keep their own sizes and rounds (the stand-in's defaults here: "
            f"{[(r['M'], r['rounds']) for r in rows]})")
-    expect(not os.path.exists(os.path.join(out, "99_gone.csv")), "a chapter not on the list: not run")
+    expect(not os.path.exists(os.path.join(out, "99_gone.csv")),
+           "a chapter not on the list: not run")
     expect("ncu" not in p1.stdout.lower() and "Nsight Compute" in p2.stdout,
            "ladder1 profiles nothing, ladder2 profiles")
     expect(not os.path.exists(os.path.join(ROOT, "plots", "h200", "stamp.txt")) or

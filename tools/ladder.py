@@ -50,8 +50,8 @@ METRICS = {
     "occupancy_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "time_us": "gpu__time_duration.sum",
 }
-# The stall reasons of compute capability 9.0 (smsp__warp_issue_stalled_<reason>_per_warp_active.pct:
-# the share of a resident warp's cycles stalled for that reason). `selected` is a warp issuing, not
+# The stall reasons of compute capability 9.0
+# (smsp__warp_issue_stalled_<reason>_per_warp_active.pct: the share of a resident warp's cycles stalled for that reason). `selected` is a warp issuing, not
 # a stall: collected, never ranked.
 STALLS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "gmma", "imc_miss",
           "lg_throttle", "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc",
@@ -187,7 +187,8 @@ def plan(args):
         elif step == "plot":
             s, how = 20.0, "napkin: tools/plot.py on the folder"
         else:
-            raise InputError(f"plan: no step '{step}' (steps: build bench suites ceilings ncu plot)")
+            raise InputError(f"plan: no step '{step}' (steps: build bench suites ceilings ncu "
+                             f"plot)")
         rows.append((step, s, how))
         total += s
     for step, s, how in rows:
@@ -247,7 +248,7 @@ def value_of(text):
 
 
 def read_ncu_csv(path):
-    """{kernel id: (kernel name, {metric: value})} from an ncu --csv log (its other lines skipped)."""
+    """{kernel id: (kernel name, {metric: value})} from an ncu --csv log (other lines skipped)."""
     with open(path, newline="", errors="replace") as f:
         lines = f.read().splitlines()
     start = next((i for i, l in enumerate(lines) if l.startswith('"ID",')), None)
@@ -398,9 +399,11 @@ def chapter_table(directory, chapter):
     rounds = "/".join(sorted({(r.get("rounds") or "").strip() for r in rows} - {""})) or "?"
     flush = {(r.get("l2_flush") or "").strip() for r in rows}
     how = "Measured by `tools/gpu_session.sh ladder`" if st.get("commit") else "Measured"
+    flushed = ("flushed before every run" if flush == {"yes"} else
+               "flush: " + (", ".join(sorted(flush - {""})) or "unknown"))
     lines.append(f"{how} on the {device}, {when}, commit {commit}: `{where}.csv`, `.txt` "
                  f"({rounds} rounds alternating this chapter and {yard} in one process; L2 "
-                 f"{'flushed before every run' if flush == {'yes'} else 'flush: ' + ', '.join(sorted(flush)) or 'unknown'}).")
+                 f"{flushed}).")
     return "\n".join(lines) + "\n"
 
 
@@ -447,8 +450,9 @@ def stamp(directory, command):
         dirty = "unknown"
     gpu = ""
     try:
-        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,"
-                              "noheader"], capture_output=True, text=True, timeout=30).stdout.strip()
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                              "--format=csv,noheader"], capture_output=True, text=True,
+                             timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         pass
     with open(os.path.join(directory, "stamp.txt"), "w") as f:

@@ -763,7 +763,8 @@ class Charts:
         ax.set_ylim(0, top * 1.22)
         for k, (era, lo, hi) in enumerate(eras):
             if k % 2 == 0:
-                ax.axvspan(lo - 0.5, hi + 0.5, color="#f2f2f2", zorder=0).set_gid("era-" + slug(era))
+                ax.axvspan(lo - 0.5, hi + 0.5, color="#f2f2f2",
+                           zorder=0).set_gid("era-" + slug(era))
             ax.annotate(era, xy=((lo + hi) / 2, 1), xycoords=("data", "axes fraction"),
                         xytext=(0, -12), textcoords="offset points", ha="center", fontsize=8.5,
                         fontweight="bold", color="#444444")
