@@ -88,6 +88,10 @@ with tempfile.TemporaryDirectory() as tmp:
                     ignore=shutil.ignore_patterns("__pycache__"))
     os.makedirs(os.path.join(repo, "chapters"))
     shutil.copy(os.path.join(ROOT, "chapters", "chapters.txt"), os.path.join(repo, "chapters"))
+    for c in listed:  # the kernel files: ncu's filter is read from them
+        kernel = chapter_list.kernel_file(c.id)
+        os.makedirs(os.path.join(repo, os.path.dirname(kernel)), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, kernel), os.path.join(repo, kernel))
     build = os.path.join(repo, "build")
     os.makedirs(os.path.join(build, "chapters"))
     os.makedirs(os.path.join(build, "tools"))
@@ -141,6 +145,9 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(len({c[c.index("--metrics") + 1] for c in profiled}) == 1 and all(
         "--launch-count" in c and "--clock-control" in c and "4096" in c for c in profiled),
         "the same metrics, a launch count, the clocks left alone, at 4096, for every chapter")
+    first = next((c for c in profiled if any(gpu[0].id in a for a in c)), [])
+    expect("-k" in first and first[first.index("-k") + 1].startswith("regex:"),
+           f"ncu profiles the chapter's own kernels (-k regex:...): {first[:12]}")
     prof = os.path.join(out, "ncu", "profile.csv")
     rows = list(csv.DictReader(open(prof))) if os.path.exists(prof) else []
     expect(len(rows) >= len(gpu) and all(r["kernel"] == "main_kernel" and

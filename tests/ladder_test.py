@@ -74,6 +74,18 @@ want = [[c.id for c in gpu if c.precision.startswith(p)][-1] for p in ("fp16", "
         if any(c.precision.startswith(p) for c in gpu)]
 expect(rc == 0 and out.split() == want, f"suites are {want} (got {out.split()})")
 
+# --- kernels: the chapter's own __global__ functions, for ncu's filter -----------------------------
+for c in gpu:
+    rc, out, err = run(sys.executable, LADDER, "kernels", c.id)
+    text = open(os.path.join(ROOT, chapter_list.kernel_file(c.id))).read()
+    names = out.strip().split("|") if out.strip() else []
+    expect(rc == 0 and all(n in text and "__global__" in text for n in names),
+           f"kernels {c.id}: names of its kernel file ({out.strip()!r}, {err!r})")
+    expect(bool(names) == ("__global__" in text), f"kernels {c.id}: empty only without __global__")
+rc, out, err = run(sys.executable, LADDER, "kernels", gpu[0].id[:2])
+expect(rc == 0 and out.strip() == "gemm_kernel" if gpu[0].id.startswith("03_") else rc == 0,
+       f"kernels 03: gemm_kernel ({out!r})")
+
 # --- metrics ------------------------------------------------------------------------------------
 rc, out, err = run(sys.executable, LADDER, "metrics")
 names = out.strip().split(",")

@@ -26,7 +26,7 @@
 # every GPU chapter binary in `bench`), ROUNDS and SIZES (bench: --rounds and --sizes of every
 # GPU chapter, for a quick ladder, e.g. ROUNDS=3 SIZES=4096,8192), SUITE_RUNS (suites; default 1),
 # SUITE_CHAPTER (`suite`; default: the last of CHAPTERS that is built), NCU_LAUNCHES (ncu_ladder:
-# kernels profiled per chapter, the longest is reported; default 16).
+# kernels profiled per chapter, the longest is reported; default 8).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ARCH=${ARCH:-90}
@@ -211,8 +211,13 @@ if has ncu_ladder; then
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
         rm -f "$OUT/ncu/$ch.csv"
-        ncu --clock-control none --csv --print-units base --launch-count "${NCU_LAUNCHES:-16}" \
-            --metrics "$metrics" --log-file "$OUT/ncu/$ch.csv" \
+        # Only the chapter's own kernels (its kernel file's __global__ functions), not the
+        # harness's conversions; all of them for a chapter that defines none.
+        filter=()
+        names=$(python3 tools/ladder.py kernels "$ch")
+        [ -z "$names" ] || filter=(-k "regex:$names")
+        ncu --clock-control none --csv --print-units base --launch-count "${NCU_LAUNCHES:-8}" \
+            "${filter[@]}" --metrics "$metrics" --log-file "$OUT/ncu/$ch.csv" \
             "build/chapters/$ch" --sizes 4096 --reps 1 --warmup 0 --no-baseline --check off \
             --l2-flush off --out /tmp/ncu_ladder > "$OUT/ncu/$ch.txt" 2>&1
         echo "$ch ncu exit $?"

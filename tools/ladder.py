@@ -9,6 +9,9 @@
     tools/ladder.py metrics [--available FILE]
         the Nsight Compute metric list of the ladder's profile (one line, comma-separated); with
         FILE (the output of `ncu --query-metrics`), only the metrics it lists
+    tools/ladder.py kernels CHAPTER
+        the __global__ functions of the chapter's kernel file, as ncu's `-k regex:` alternation
+        (empty when it has none: every kernel of the launch is profiled, the longest reported)
     tools/ladder.py profile DIR
         DIR/ncu/<chapter>.csv (ncu --csv --print-units base) -> DIR/ncu/profile.csv and profile.md:
         one row per chapter, its longest kernel: tensor and FMA pipe busy, issue active, L2 and
@@ -30,6 +33,7 @@ import csv
 import glob
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -214,6 +218,16 @@ def suite_chapters(chapters):
         if mine:
             out.append(mine[-1])
     return out
+
+
+def chapter_kernels(cid):
+    """The __global__ functions of a chapter's kernel file, as ncu's `-k regex:` alternation
+    ("" when it defines none, as a chapter that dispatches to others' kernels: then every kernel
+    of the launch is profiled and the longest reported)."""
+    with open(os.path.join(ROOT, chapter_list.kernel_file(cid))) as f:
+        text = re.sub(r"__(launch_bounds|cluster_dims)__\s*\([^)]*\)", " ", f.read())
+    names = re.findall(r"__global__\s+(?:[\w:<>,*&\s]*?\s)?(\w+)\s*\(", text)
+    return "|".join(dict.fromkeys(names))
 
 
 def metric_list(available=None):
@@ -523,6 +537,11 @@ def main(argv):
             print(metric_list(args[1] if args else None))
         elif cmd == "profile" and len(args) == 1:
             profile(args[0])
+        elif cmd == "kernels" and len(args) == 1:
+            found = [c.id for c in chapter_list.load() if c.id == args[0] or c.id[:2] == args[0]]
+            if not found:
+                raise InputError(f"kernels: no chapter '{args[0]}'")
+            print(chapter_kernels(found[0]))
         elif cmd == "table":
             return table(args)
         elif cmd == "stamp" and args:
