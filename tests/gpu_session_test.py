@@ -109,8 +109,14 @@ with tempfile.TemporaryDirectory() as tmp:
     stub(os.path.join(bin_dir, "ncu"), NCU)
     stub(os.path.join(bin_dir, "nvidia-smi"),
          'print("NVIDIA H200" if "--query-gpu=name" in sys.argv else "NVIDIA H200, 580.1")\n')
-    for name in ("meson", "ninja"):
-        stub(os.path.join(bin_dir, name), "pass\n")
+    stub(os.path.join(bin_dir, "meson"), "pass\n")
+    targets = "".join(f"chapters/{c.id}: CUSTOM_COMMAND\\n" for c in listed)
+    stub(os.path.join(bin_dir, "ninja"),
+         'with open(os.environ["STUB_LOG"], "a") as f:\n'
+         '    f.write(json.dumps(["ninja"] + sys.argv[1:]) + "\\n")\n'
+         'if "-t" in sys.argv:\n'
+         f'    sys.stdout.write("{targets}tools/ceilings: phony\\ntests/test_gpu: phony\\n'
+         f'chapters/01_cpu_naive.p/main.cpp.o: CXX\\n")\n')
     blocker = os.path.join(tmp, "no-matplotlib", "matplotlib")
     os.makedirs(blocker)
     open(os.path.join(blocker, "__init__.py"), "w").write("raise ImportError('blocked')\n")
@@ -148,6 +154,11 @@ with tempfile.TemporaryDirectory() as tmp:
     first = next((c for c in profiled if any(gpu[0].id in a for a in c)), [])
     expect("-k" in first and first[first.index("-k") + 1].startswith("regex:"),
            f"ncu profiles the chapter's own kernels (-k regex:...): {first[:12]}")
+    builds = [c[1:] for c in calls if c[0] == "ninja" and "-t" not in c]
+    expect(builds and all(f"chapters/{c.id}" in builds[0] for c in listed) and
+           "tools/ceilings" in builds[0] and "tests/test_gpu" not in builds[0] and
+           not any(".p/" in t for t in builds[0]),
+           f"the ladder builds the chapters and the tools it runs, not the tests ({builds[:1]})")
     prof = os.path.join(out, "ncu", "profile.csv")
     rows = list(csv.DictReader(open(prof))) if os.path.exists(prof) else []
     expect(len(rows) >= len(gpu) and all(r["kernel"] == "main_kernel" and
