@@ -122,7 +122,8 @@ with tempfile.TemporaryDirectory() as tmp:
     open(os.path.join(blocker, "__init__.py"), "w").write("raise ImportError('blocked')\n")
     env = {k: v for k, v in os.environ.items() if k not in ("OUT", "CHAPTERS", "ROUNDS", "SIZES")}
     env.update(PATH=bin_dir + os.pathsep + env.get("PATH", "/usr/bin:/bin"), STUB_LOG=log,
-               PYTHONPATH=os.path.dirname(blocker))
+               PYTHONPATH=os.path.dirname(blocker), GEMM_SOURCE_COMMIT="abcdef123456",
+               GEMM_SOURCE_DIRTY="false")
     script = os.path.join(repo, "tools", "gpu_session.sh")
 
     p = subprocess.run(["bash", script, "ladder"], capture_output=True, text=True, env=env,
@@ -132,8 +133,11 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(os.path.isdir(out), f"ladder writes plots/h200 for an NVIDIA H200 ({p.stdout[-800:]!r})")
     stamp = open(os.path.join(out, "stamp.txt")).read() if os.path.exists(
         os.path.join(out, "stamp.txt")) else ""
-    expect("commit=" in stamp and "command=tools/gpu_session.sh ladder" in stamp,
-           f"stamp.txt names the commit and the command ({stamp!r})")
+    expect("commit=abcdef123456\ndirty=no\n" in stamp and
+           "command=tools/gpu_session.sh ladder" in stamp,
+           f"stamp.txt: outside git, the commit the caller gives, and the command ({stamp!r})")
+    expect(os.path.exists(os.path.join(out, "session.log")) and "estimate:" in open(
+        os.path.join(out, "session.log")).read(), "the session's log beside the results")
     for c in listed:
         expect(os.path.exists(os.path.join(out, c.id + ".csv")) and
                os.path.exists(os.path.join(out, c.id + ".txt")),
@@ -178,8 +182,14 @@ with tempfile.TemporaryDirectory() as tmp:
     env2 = dict(env, ROUNDS="3", SIZES="4096,8192")
     p1 = subprocess.run(["bash", script, "ladder1"], capture_output=True, text=True, env=env2,
                         timeout=600, cwd=tmp)
-    p2 = subprocess.run(["bash", script, "ladder2"], capture_output=True, text=True, env=env2,
-                        timeout=600, cwd=tmp)
+    pack = os.path.join(tmp, "back", "h200.tgz")
+    os.makedirs(os.path.dirname(pack))
+    p2 = subprocess.run(["bash", script, "ladder2"], capture_output=True, text=True,
+                        env=dict(env2, PACK=pack), timeout=600, cwd=tmp)
+    listing = subprocess.run(["tar", "-tzf", pack], capture_output=True, text=True).stdout.split()
+    expect("h200/ncu/profile.csv" in listing and "h200/stamp.txt" in listing and
+           f"h200/{gpu[0].id}.csv" in listing,
+           f"PACK: the whole folder in one archive ({listing[:8]})")
     expect(p1.returncode == 0 and p2.returncode == 0,
            f"ladder1 and ladder2 exit 0 ({p1.returncode}, {p2.returncode}; {p2.stderr[-300:]!r})")
     expect(not os.path.exists(os.path.join(out, "98_old.csv")),

@@ -26,7 +26,8 @@
 # every GPU chapter binary in `bench`), ROUNDS and SIZES (bench: --rounds and --sizes of every
 # GPU chapter, for a quick ladder, e.g. ROUNDS=3 SIZES=4096,8192), SUITE_RUNS (suites; default 1),
 # SUITE_CHAPTER (`suite`; default: the last of CHAPTERS that is built), NCU_LAUNCHES (ncu_ladder:
-# kernels profiled per chapter, the longest is reported; default 8).
+# kernels profiled per chapter, the longest is reported; default 8), PACK (a .tgz written at the end
+# with OUT in it), GEMM_SOURCE_COMMIT and GEMM_SOURCE_DIRTY (stamp, outside a git checkout).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ARCH=${ARCH:-90}
@@ -84,6 +85,8 @@ if [ -z "${OUT:-}" ]; then
     fi
 fi
 mkdir -p "$OUT"
+# The ladder keeps its own log beside its results: what ran, each step's estimate and time.
+if [ $is_ladder = 1 ]; then exec > >(tee -a "$OUT/session.log") 2>&1; fi
 echo "results go to $OUT/"
 
 # The charts (tools/plot.py) need matplotlib: Debian's python3-matplotlib is for /usr/bin/python3.
@@ -374,5 +377,9 @@ if has sanitize; then
 fi
 if has check; then
     python3 tools/ladder.py check "$OUT" || echo "check: some results are not of the stamped commit (above)"
+fi
+# PACK=FILE.tgz: OUT as one archive (a machine that returns few files: the ladder is many).
+if [ -n "${PACK:-}" ]; then
+    tar -czf "$PACK" -C "$(dirname "$OUT")" "$(basename "$OUT")" && echo "packed $OUT into $PACK"
 fi
 log "done"
