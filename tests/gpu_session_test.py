@@ -70,6 +70,10 @@ if "--query-metrics" in a:
     sys.exit(0)  # an empty list: every metric is kept
 log = a[a.index("--log-file") + 1]
 metrics = a[a.index("--metrics") + 1].split(",")
+unknown = os.environ.get("STUB_UNKNOWN", "")
+if unknown and unknown in metrics:  # as ncu does with a metric it does not know
+    open(log, "w").write(f"==ERROR== Failed to find metric {unknown}\n")
+    sys.exit(1)
 lines = ['"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
          '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
          '"Metric Value"']
@@ -124,10 +128,11 @@ with tempfile.TemporaryDirectory() as tmp:
     env.update(PATH=bin_dir + os.pathsep + env.get("PATH", "/usr/bin:/bin"), STUB_LOG=log,
                PYTHONPATH=os.path.dirname(blocker), GEMM_SOURCE_COMMIT="abcdef123456",
                GEMM_SOURCE_DIRTY="false")
+    misc = "smsp__warp_issue_stalled_misc_per_warp_active.pct"
     script = os.path.join(repo, "tools", "gpu_session.sh")
 
-    p = subprocess.run(["bash", script, "ladder"], capture_output=True, text=True, env=env,
-                       timeout=600, cwd=tmp)
+    p = subprocess.run(["bash", script, "ladder"], capture_output=True, text=True,
+                       env=dict(env, STUB_UNKNOWN=misc), timeout=600, cwd=tmp)
     out = os.path.join(repo, "plots", "h200")
     expect(p.returncode == 0, f"ladder exits 0 ({p.returncode}; {p.stderr[-500:]!r})")
     expect(os.path.isdir(out), f"ladder writes plots/h200 for an NVIDIA H200 ({p.stdout[-800:]!r})")
@@ -150,9 +155,11 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(os.path.exists(os.path.join(out, "ceilings.csv")), "the ceilings in plots/h200")
     calls = [json.loads(l) for l in open(log)] if os.path.exists(log) else []
     profiled = [c for c in calls if "--log-file" in c]
-    expect(len(profiled) == len(gpu), f"ncu once per GPU chapter of the list ({len(profiled)} "
-                                      f"for {len(gpu)}; a binary not on the list is not run)")
-    expect(len({c[c.index("--metrics") + 1] for c in profiled}) == 1 and all(
+    expect(len(profiled) == len(gpu) + 1 and misc in profiled[0][profiled[0].index("--metrics") + 1]
+           and all(misc not in c[c.index("--metrics") + 1] for c in profiled[1:]),
+           f"ncu once per GPU chapter of the list, once more without a metric it did not know "
+           f"({len(profiled)} for {len(gpu)}; a binary not on the list is not run)")
+    expect(len({c[c.index("--metrics") + 1] for c in profiled[1:]}) == 1 and all(
         "--launch-count" in c and "--clock-control" in c and "4096" in c for c in profiled),
         "the same metrics, a launch count, the clocks left alone, at 4096, for every chapter")
     first = next((c for c in profiled if any(gpu[0].id in a for a in c)), [])

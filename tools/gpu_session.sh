@@ -232,11 +232,20 @@ if has ncu_ladder; then
         filter=()
         names=$(python3 tools/ladder.py kernels "$ch")
         [ -z "$names" ] || filter=(-k "regex:$names")
-        ncu --clock-control none --csv --print-units base --launch-count "${NCU_LAUNCHES:-8}" \
-            "${filter[@]}" --metrics "$metrics" --log-file "$OUT/ncu/$ch.csv" \
-            "build/chapters/$ch" --sizes 4096 --reps 1 --warmup 0 --no-baseline --check off \
-            --l2-flush off --out /tmp/ncu_ladder > "$OUT/ncu/$ch.txt" 2>&1
-        echo "$ch ncu exit $?"
+        for try in 1 2; do
+            ncu --clock-control none --csv --print-units base --launch-count "${NCU_LAUNCHES:-8}" \
+                "${filter[@]}" --metrics "$metrics" --log-file "$OUT/ncu/$ch.csv" \
+                "build/chapters/$ch" --sizes 4096 --reps 1 --warmup 0 --no-baseline --check off \
+                --l2-flush off --out /tmp/ncu_ladder > "$OUT/ncu/$ch.txt" 2>&1
+            rc=$?
+            # A metric this ncu does not know stops it: once, again without the ones it names.
+            unknown=$(grep -ohE "Failed to find metric [A-Za-z0-9_.]+" "$OUT/ncu/$ch.csv" \
+                "$OUT/ncu/$ch.txt" 2>/dev/null | awk '{print $5}' | sort -u)
+            [ -n "$unknown" ] && [ "$try" = 1 ] || break
+            echo "$ch: ncu does not know $(echo "$unknown" | tr '\n' ' ')- again without them"
+            for m in $unknown; do metrics=$(echo ",$metrics," | sed "s/,$m,/,/; s/^,//; s/,$//"); done
+        done
+        echo "$ch ncu exit $rc"
     done
     python3 tools/ladder.py profile "$OUT" && cat "$OUT/ncu/profile.md"
     took

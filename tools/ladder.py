@@ -234,7 +234,9 @@ def chapter_kernels(cid):
 
 def metric_list(available=None):
     """The metrics, less those whose base name `ncu --query-metrics` (the file `available`) does
-    not list: an unknown metric would stop ncu. An empty or unreadable list keeps them all."""
+    not list: an unknown metric would stop ncu. An empty or unreadable list, or one that holds
+    fewer than half of them, keeps them all (tools/gpu_session.sh retries without any that ncu
+    then names as unknown)."""
     names = list(METRICS.values()) + [STALL_METRIC.format(s) for s in STALLS]
     listed = ""
     if available:
@@ -244,7 +246,9 @@ def metric_list(available=None):
         except OSError:
             pass
     bases = {w for w in listed.split() if "__" in w}
-    if bases:
+    # A listing in another form than base names (a version that prints suffixes) would drop
+    # everything: it is trusted only where it holds most of the metrics asked for.
+    if sum(n.split(".")[0] in bases for n in names) * 2 >= len(names):
         dropped = [n for n in names if n.split(".")[0] not in bases]
         names = [n for n in names if n.split(".")[0] in bases]
         if dropped:
