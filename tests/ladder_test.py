@@ -68,13 +68,13 @@ with tempfile.TemporaryDirectory() as tmp:
            f"gpu_session.sh plan ladder prints the plan (rc {rc}, {out!r}, {err!r})")
     expect(not os.path.exists(os.path.join(tmp, "never")), "plan writes nothing")
 
-# --- suites: the last fp16 and the last fp8 chapter ------------------------------------------------
+# --- suites: the last fp16 and the last fp8 chapter -----------------------------------------------
 rc, out, err = run(sys.executable, LADDER, "suites")
 want = [[c.id for c in gpu if c.precision.startswith(p)][-1] for p in ("fp16", "fp8")
         if any(c.precision.startswith(p) for c in gpu)]
 expect(rc == 0 and out.split() == want, f"suites are {want} (got {out.split()})")
 
-# --- kernels: the chapter's own __global__ functions, for ncu's filter -----------------------------
+# --- kernels: the chapter's own __global__ functions, for ncu's filter ----------------------------
 for c in gpu:
     rc, out, err = run(sys.executable, LADDER, "kernels", c.id)
     text = open(os.path.join(ROOT, chapter_list.kernel_file(c.id))).read()
@@ -104,7 +104,7 @@ rc, out, err = run(sys.executable, LADDER, "metrics", "--available", f.name)
 expect(out.strip().split(",") == names, f"a listing with few of the metrics keeps them all")
 os.unlink(f.name)
 
-# --- profile ----------------------------------------------------------------------------------------
+# --- profile --------------------------------------------------------------------------------------
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
           '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
           '"Metric Value"')
@@ -132,7 +132,8 @@ with tempfile.TemporaryDirectory() as tmp:
     os.makedirs(os.path.join(tmp, "ncu"))
     a, b = gpu[0].id, gpu[-1].id
     with open(os.path.join(tmp, "ncu", f"{a}.csv"), "w") as f:
-        f.write("==PROF== Connected to process 1\nchapter output line\n" + HEADER + "\n" + "\n".join(
+        f.write("==PROF== Connected to process 1\nchapter output line\n" + HEADER + "\n" +
+                "\n".join(
             ncu_rows(0, "convert_kernel(const float*, __half*)", kernel_values(9000, 0, {})) +
             ncu_rows(1, "void gemm_kernel<128>(int, int)",
                      kernel_values(250000, 71.25, {"selected": 90, "long_scoreboard": 30.5,
@@ -155,7 +156,8 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(float(r["l2_bytes"]) == 1234567890, f"thousands separators read ({r['l2_bytes']})")
         expect((r["stall_1"], r["stall_2"]) == ("long_scoreboard", "barrier")
                and float(r["stall_1_pct"]) == 30.5,
-               f"the two largest stalls, `selected` not among them ({r['stall_1']}, {r['stall_2']})")
+               f"the two largest stalls, `selected` not among them ({r['stall_1']}, "
+               f"{r['stall_2']})")
     md = open(os.path.join(tmp, "ncu", "profile.md")).read()
     expect("long_scoreboard 30.5%, barrier 12.0%" in md and "71.2%" in md,
            f"profile.md holds the row ({md!r})")
@@ -186,7 +188,8 @@ with tempfile.TemporaryDirectory() as tmp:
     write("01_a.csv", [["01_a", 1, 1, 1, 1, commit[:12], "no"]])
     open(os.path.join(tmp, "old.csv"), "w").write("chapter,gflops\nx,1\n")  # no commit column
     rc, out, err = run(sys.executable, LADDER, "check", tmp)
-    expect(rc == 0 and "1 CSV(s)" in out, f"check passes results of the stamped commit ({out!r}, {err!r})")
+    expect(rc == 0 and "1 CSV(s)" in out,
+           f"check passes results of the stamped commit ({out!r}, {err!r})")
     write("02_b.csv", [["02_b", 1, 1, 1, 1, "0123456789ab", "no"]])
     rc, out, err = run(sys.executable, LADDER, "check", tmp)
     expect(rc == 1 and "02_b.csv" in err, f"check fails a CSV of another commit ({err!r})")
@@ -198,7 +201,8 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "03_c.csv"), "w") as f:
         f.write(f"chapter,commit,dirty,source_hash\n03_c,{commit},no,bbbb\n")
     rc, out, err = run(sys.executable, LADDER, "check", tmp)
-    expect(rc == 1 and "more than one source_hash" in err, f"check fails two source trees ({err!r})")
+    expect(rc == 1 and "more than one source_hash" in err,
+           f"check fails two source trees ({err!r})")
     os.remove(os.path.join(tmp, "stamp.txt"))
     rc, out, err = run(sys.executable, LADDER, "check", tmp)
     expect(rc == 2 and "stamp" in err, f"check without a stamp: exit 2 ({err!r})")
@@ -216,7 +220,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 "sample,false,1740,sw_power_cap 6%,yes,abcdef123456789\n")
     open(os.path.join(tmp, "stamp.txt"), "w").write("commit=abcdef123456789\ndate=2026-11-27\n")
     rc, out, err = run(sys.executable, LADDER, "table", tmp, ch)
-    expect(rc == 0 and "| 4096 | 0.187 | 735 | 741 | 99.2% (99.1–99.3) | 1980 | sample PASS |" in out
+    row = "| 4096 | 0.187 | 735 | 741 | 99.2% (99.1–99.3) | 1980 | sample PASS |"
+    expect(rc == 0 and row in out
            and "| 128x8192x8192 |" in out and "1740 (sw_power_cap 6%)" in out
            and "sample FAIL" in out and "commit abcdef123456" in out and "5 rounds" in out,
            f"table prints the rows, the conditions and the commit ({out!r}, {err!r})")

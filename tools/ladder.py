@@ -57,8 +57,8 @@ METRICS = {
     "time_us": "gpu__time_duration.sum",
 }
 # The stall reasons of compute capability 9.0
-# (smsp__warp_issue_stalled_<reason>_per_warp_active.pct: the share of a resident warp's cycles stalled for that reason). `selected` is a warp issuing, not
-# a stall: collected, never ranked.
+# (smsp__warp_issue_stalled_<reason>_per_warp_active.pct: the share of a resident warp's cycles
+# stalled for that reason). `selected` is a warp issuing, not a stall: collected, never ranked.
 STALLS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "gmma", "imc_miss",
           "lg_throttle", "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc",
           "no_instruction", "not_selected", "selected", "short_scoreboard", "sleeping",
