@@ -236,7 +236,7 @@ cases = [  # chapter, precision, size, FLOP per byte worked out by hand, from th
     ("03_cuda_naive", "fp32", 1024, 2 * 1024 ** 3 / (8 * 1024 ** 3 + 4 * 1024 ** 2), True),
     ("05_cuda_smem_tiled", "fp32", 1024,
      2 * 1024 ** 3 / (4 * 2 * 1024 ** 2 * 32 + 4 * 1024 ** 2), True),
-    ("13_wgmma_persistent", "fp16", 4096,
+    ("15_wgmma_persistent", "fp16", 4096,
      2 * 4096 ** 3 / (2 * 2 * 4096 ** 2 * 16 + 4 * 4096 ** 2), True),
     ("10_wmma_double_buffered", "fp16", 256,  # one column of 256-wide tiles, two rows of 128
      2 * 256 ** 3 / (2 * (256 ** 2 * 1 + 256 ** 2 * 2) + 4 * 256 ** 2), True),
@@ -246,8 +246,26 @@ for chapter, precision, n, want, napkin in cases:
     got = plot.intensity(result(chapter, precision, n))
     expect(math.isclose(got[0], want, rel_tol=1e-12) and got[1] == napkin,
            f"intensity of {chapter} at {n}: {got}, expected ({want}, {napkin})")
-expect(120 < plot.intensity(result("13_wgmma_persistent", "fp16", 4096))[0] < 128,
-       "chapter 13 at 4096: under the 128 FLOP/byte of its header, which leaves C out")
+expect(120 < plot.intensity(result("15_wgmma_persistent", "fp16", 4096))[0] < 128,
+       "chapter 15 at 4096: under the 128 FLOP/byte of its header, which leaves C out")
+
+# The ladder's eras: one table (plot.ERAS), every chapter of the list in an era of its own kind.
+sys.path.insert(0, os.path.dirname(os.path.abspath(plot_py)))
+import chapters as chapter_list  # noqa: E402
+listed = chapter_list.load()
+eras = [plot.era_of(c) for c in listed]
+expect("other" not in eras, f"every chapter of the list has an era ({list(zip(listed, eras))})")
+expect(all((e == "CPU") == (c.kind == "cpu") for c, e in zip(listed, eras))
+       and all((e == "FP8") == c.precision.startswith("fp8") for c, e in zip(listed, eras)),
+       "CPU chapters in the CPU era, fp8 chapters in the FP8 era, no others")
+expect(eras == sorted(eras, key=[e[0] for e in plot.ERAS].index),
+       f"the eras follow the reading order, each in one run of chapters ({eras})")
+Fake = chapter_list.Chapter
+expect(plot.era_of(Fake("10_x", "cuda", "fp16", 75, 0, [], "", "")) == "WMMA" and
+       plot.era_of(Fake("11_x", "cuda", "fp16", 75, 0, [], "", "")) == "mma.sync" and
+       plot.era_of(Fake("15_x", "hopper", "fp16", 90, 90, [], "", "")) == "Hopper" and
+       plot.era_of(Fake("16_x", "hopper", "fp16", 90, 90, [], "", "")) == "every shape",
+       "the id ranges of the eras: WMMA to 10, mma.sync from 11, Hopper to 15, every shape from 16")
 
 # --- With matplotlib: every chart ----------------------------------------------------------------
 mpl = with_matplotlib()
@@ -271,6 +289,16 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(f"{ch} on " in mine, f"{ch}.svg: a title naming the chapter and the device")
         with open(os.path.join(out, ch + ".png"), "rb") as f:
             expect(f.read(8) == b"\x89PNG\r\n\x1a\n", f"{ch}.png is a PNG")
+    # The ladder from the committed CSVs: a bar for each chapter that is still on the list.
+    lad = svg("ladder.svg")
+    on_list = [c.id for c in listed]
+    for ch in chapters:
+        drawn = f'id="ladder-{ch}-' in lad
+        expect(drawn == (ch in on_list), f"{ch} {'on' if drawn else 'not on'} the ladder chart")
+    expect('id="ladder-07_cuda_warp_tiled-4096"' in lad and
+           'id="ladder-07_cuda_warp_tiled-8192"' in lad and 'id="ladder-100"' in lad and
+           'id="ladder-02_cpu_tiled-1024"' in lad and "(at 1024)" in lad,
+           "the ladder: 4096 and 8192 for a GPU chapter, a CPU chapter at its largest size, 100%")
     every = svg("all_chapters.svg")
     for ch in chapters:
         expect(f'id="series-{ch}"' in every, f"{ch} on the all-chapters chart")
@@ -295,7 +323,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 f"{GPU},copy_bandwidth,2900,GB/s,device-to-device copy\n"
                 f"{GPU},mma_sync_f16f32,650000,GFLOPS,mma.sync loop\n"
                 f"{GPU},cublas_sgemm,51000,GFLOPS,cublasSgemm 8192\n")
-    p = run(mpl, new)
+    suite_csv(new)  # drawn in the same run: the suite's checks follow the sweep's
+    p = run(mpl, "--png", new)
     expect(p.returncode == 0, f"new columns: exit 0 (got {p.returncode}: {p.stderr!r})")
     ch13 = read(os.path.join(new, "13_wgmma_persistent.svg"))
     expect('id="spread-13_wgmma_persistent"' in ch13 and "lowest to the highest round" in ch13
@@ -318,8 +347,6 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # The shape suite: one bar per shape, lowest first, coloured by category, the rounds' spread,
     # 100% and 95% lines, the geomean in the title; it stays off the overview.
-    suite_csv(new)
-    p = run(mpl, "--png", new)
     path = os.path.join(new, "suite_13_wgmma_persistent.svg")
     st = read(path) if os.path.exists(path) else ""
     expect(p.returncode == 0 and st, f"the suite chart is drawn ({p.returncode}, {p.stderr!r})")
@@ -341,6 +368,33 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("bar-1x4096x4096" not in read(os.path.join(new, "all_chapters.svg")) and
            "| 13_wgmma_persistent | fp16 | 3,106" not in read(os.path.join(new, "results.md")),
            "the suite stays out of the all-chapters chart and results.md")
+
+# The ladder from a synthetic run: the list's first and last GPU chapters and a chapter not on it.
+with tempfile.TemporaryDirectory() as lad_dir:
+    gpu = [c for c in listed if c.kind != "cpu"]
+    first, last = gpu[0].id, gpu[-1].id
+    write_csv(os.path.join(lad_dir, first + ".csv"), COLUMNS,
+              [new_row(first, 4096, 6300.0, 12.3, 12.2, 12.4, precision="fp32"),
+               new_row(first, 8192, 6100.0, 12.0, 11.9, 12.1, precision="fp32"),
+               new_row(first, 1024, 5000.0, 50.0, 49.0, 51.0, precision="fp32")])
+    write_csv(os.path.join(lad_dir, last + ".csv"), COLUMNS,
+              [new_row(last, 4096, 1139248.6, 83.0, 82.8, 83.5, precision="e4m3"),
+               new_row(last, 8192, 1282800.0, 86.9, 81.6, 92.0, precision="e4m3",
+                       passed="false")])
+    write_csv(os.path.join(lad_dir, "99_gone.csv"), COLUMNS,
+              [new_row("99_gone", 4096, 1000.0, 50.0, 49.0, 51.0)])
+    p = run(mpl, lad_dir)
+    lad = read(os.path.join(lad_dir, "ladder.svg")) if os.path.exists(
+        os.path.join(lad_dir, "ladder.svg")) else ""
+    expect(p.returncode == 0 and lad, f"the ladder chart is drawn ({p.returncode}, {p.stderr!r})")
+    expect(f'id="ladder-{first}-4096"' in lad and f'id="ladder-{first}-8192"' in lad and
+           f'id="ladder-{first}-1024"' not in lad and f'id="ladder-{last}-4096"' in lad and
+           "99_gone" not in lad, "the ladder: 4096 and 8192 of the list's chapters, nothing else")
+    expect(">6.30<" in lad and ">1139<" in lad and ">1283<" in lad,
+           "the ladder: TFLOP/s written on the bars")
+    expect(f'id="era-{plot.slug(plot.era_of(gpu[0]))}"' in lad and plot.era_of(gpu[-1]) in lad,
+           "the ladder: the eras shaded and named")
+    expect("FAIL" in lad and 'id="ladder-100"' in lad, "the ladder: a failed check, the 100% line")
 
 print(f"report: {len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

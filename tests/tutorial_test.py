@@ -82,6 +82,12 @@ class Env:
         make_stubs(self.bin, self.log)
         self.caller = os.path.join(tmp, "caller")  # where the user runs the script from
         os.makedirs(self.caller)
+        # matplotlib fails to import: tools/plot.py writes results.md alone, at once (the charts
+        # are tests/report_test.py's; drawing them here took a second a call).
+        self.blocker = os.path.join(tmp, "no-matplotlib")
+        os.makedirs(os.path.join(self.blocker, "matplotlib"))
+        with open(os.path.join(self.blocker, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('blocked by tutorial_test.py')\n")
 
     def calls(self):
         if not os.path.exists(self.log):
@@ -96,6 +102,7 @@ class Env:
         env["PATH"] = self.bin + os.pathsep + env.get("PATH", "/usr/bin:/bin")
         # Results of `run` never go into the repository from a test.
         env["GEMM_RESULTS_DIR"] = os.path.join(self.tmp, "results")
+        env["PYTHONPATH"] = self.blocker
         env.update(extra)
         return env
 
@@ -168,6 +175,10 @@ with tempfile.TemporaryDirectory() as tmp:
         (["test", "extra"], "test takes no arguments"),
         (["build", "extra"], "build takes no arguments"),
         (["setup", "extra"], "setup takes no arguments"),
+        # The chapter options, by the harness's rules (tools/chapter_options.py), before any build.
+        (["run", "--", "--sizes", "abc"], "--sizes 'abc': expected a whole number"),
+        (["run", "01", "--", "--reps", "0"], "--reps: 0 is outside [1, 100000]"),
+        (["run", "--", "--bogus"], "unknown argument '--bogus'"),
     ]
     for args, message in usage_cases:
         rc, out, err = env.run(args)
@@ -231,12 +242,30 @@ with tempfile.TemporaryDirectory() as tmp:
            f"a relative GEMM_RESULTS_DIR is created in the caller's directory (rc {rc}, {err!r})")
     # With CSVs in the results directory, the charts and results.md are drawn by the repository's
     # tools/plot.py, whatever the caller's directory.
-    shutil.copy(os.path.join(ROOT, "plots", "h200", "01_cpu_naive.csv"),
-                os.path.join(env.caller, "myresults"))
-    rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=build, GEMM_RESULTS_DIR="myresults")
+    # A stand-in chapter binary writes a CSV of the harness's columns into its --out.
+    run_build = os.path.join(tmp, "run-build")
+    fake_build_dir(run_build)
+    os.makedirs(os.path.join(run_build, "chapters"))
+    write_stub(os.path.join(run_build, "chapters", "01_cpu_naive"),
+               f'#!{sys.executable}\nimport os, sys\na = sys.argv[1:]\n'
+               f'out = [x for i, x in enumerate(a) if i and a[i - 1] == "--out"][-1]\n'
+               f'os.makedirs(out, exist_ok=True)\n'
+               f'open(os.path.join(out, "01_cpu_naive.csv"), "w").write('
+               f'"device,chapter,precision,M,N,K,gflops\\nCPU,01_cpu_naive,fp32,64,64,64,1.5\\n")\n')
+    rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=run_build, GEMM_RESULTS_DIR="myresults")
     expect(os.path.exists(os.path.join(env.caller, "myresults", "results.md")),
            f"run draws results.md with the repository's tools/plot.py from any directory "
            f"(rc {rc}, {out[-300:]!r}, {err[-300:]!r})")
+    # The chapters' own --out: the results go there, and run draws and reports that folder.
+    rc, out, err = env.run(["run", "01", "--", "--sizes", "64", "--out", "mine"],
+                           GEMM_BUILD_DIR=run_build, GEMM_RESULTS_DIR="myresults2")
+    mine = os.path.join(env.caller, "mine")
+    expect(rc == 0 and os.path.exists(os.path.join(mine, "01_cpu_naive.csv"))
+           and os.path.exists(os.path.join(mine, "results.md"))
+           and not os.path.exists(os.path.join(env.caller, "myresults2", "01_cpu_naive.csv")),
+           f"run -- --out mine: the CSV and results.md in mine/ (rc {rc}, {out[-300:]!r}, {err[-300:]!r})")
+    expect("results: mine/" in out and "myresults2" not in out,
+           f"run -- --out mine reports mine/ ({out[-300:]!r})")
 
     # --- suite: the GPU chapter it needs, the default chapter, the caller's paths. ---
     suite_build = os.path.join(tmp, "suite-build")

@@ -352,7 +352,7 @@ def parse(argv):
         epilog="Exit: 0 every shape measured and passed, 1 a check failed or the chapter stopped, "
                "2 a bad command line or shape list, 77 no usable GPU.")
     parser.add_argument("binary", nargs="?", metavar="CHAPTER_BINARY",
-                        help="a GPU chapter binary, e.g. build/chapters/13_wgmma_persistent")
+                        help="a GPU chapter binary, e.g. build/chapters/15_wgmma_persistent")
     parser.add_argument("--shapes", default=None,
                         help="the shape list (default: tools/suite_shapes.txt; for an FP8 chapter, "
                              "tools/suite_shapes_fp8.txt)")
@@ -386,7 +386,7 @@ def parse(argv):
         raise InputError(f"--ceilings {args.ceilings}: no such file")
     if not args.validate and not args.estimate:
         if not args.binary:
-            raise InputError("no CHAPTER_BINARY (e.g. build/chapters/13_wgmma_persistent)")
+            raise InputError("no CHAPTER_BINARY (e.g. build/chapters/15_wgmma_persistent)")
         if not (os.path.isfile(args.binary) and os.access(args.binary, os.X_OK)):
             raise InputError(f"{args.binary}: not an executable chapter binary")
     return args
