@@ -122,31 +122,56 @@ for kt, s, full, empty in d["ch14_phases"]:
 check_grid("ch14_barriers", figs["ch14_barriers"], 0, want)
 expect(figs["ch14_barriers"]["diagram"] == d["ch14_stages"], "ch14_barriers: the kernel's STAGES")
 
-# Chapter 16: each schedule's units as bars, in each worker's order, covering every k-tile once.
-schedules = [k for k in d if k.startswith(("streamk_", "hybrid_")) and isinstance(d[k], dict)]
-expect(len(schedules) >= 3, "ch16: the schedules are in the layouts")
-for key in schedules:
-    s = d[key]
+# Chapter 17: each schedule's units as bars, in each worker's order, covering every k-tile once.
+schedules = d["schedules"]
+expect(len(schedules) >= 3, "ch17: the schedules are in the layouts")
+for key, s in schedules.items():
     fig = figs[f"ch{d['schedule_chapter']}_" + key]
     bars = at(fig)
-    x, covered = {}, {}
+    x, covered, pieces = {}, {}, {}
     for w, tile, kb, ke in s["units"]:
         c = bars.get((x.get(w, 0), w))
-        ok = c is not None and c["w"] == ke - kb and c["label"].split("\n")[0] == f"t{tile}" and \
-            bool(c["hatch"]) == (kb > 0 or ke < s["KT"])
+        piece = kb > 0 or ke < s["KT"]
+        ok = c is not None and c["w"] == ke - kb and c["label"].split()[0] == f"t{tile}" and \
+            bool(c["hatch"]) == piece
         expect(ok, f"{key}: worker {w}'s unit tile {tile} [{kb}, {ke}) is drawn where it runs")
+        if ok and len(c["label"].split()) > 1:
+            expect(c["label"].split()[1] == f"{kb}-{ke}", f"{key}: the bar of worker {w}, tile "
+                                                           f"{tile} names its k-tiles {kb}-{ke}")
         x[w] = x.get(w, 0) + ke - kb
+        pieces[tile] = pieces.get(tile, 0) + 1
         for k in range(kb, ke):
             covered[(tile, k)] = covered.get((tile, k), 0) + 1
     expect(len(bars) == len(s["units"]), f"{key}: one bar per unit")
-    tiles = s["tiles_m"] * s["tiles_n"]
-    expect(len(covered) == tiles * s["KT"] and set(covered.values()) == {1},
+    expect(set(x) == set(range(s["workers"])), f"{key}: a row of bars for each of the "
+                                                f"{s['workers']} workers")
+    expect(len(covered) == s["tiles"] * s["KT"] and set(covered.values()) == {1},
            f"{key}: every k-tile of every tile computed once")
+    expect(max(pieces.values()) <= s["max_pieces"],
+           f"{key}: no tile in more pieces than the max_pieces its title says")
+    expect(all(pieces[t] == 1 for t in range(s["dp_tiles"])),
+           f"{key}: the first {s['dp_tiles']} tiles whole")
+# The README's three small schedules and its worked examples, each with the split it names.
+names = {v: int(k) for k, v in d["split_names"].items()}
+for key, tiles, KT, workers, split in [("stream_k_small", 5, 8, 4, "stream_k"),
+                                        ("equal_depth_small", 3, 24, 7, "equal_depth"),
+                                        ("hybrid_small", 8, 12, 3, "hybrid"),
+                                        ("hybrid_4096x4096x4096_cluster2", 256, 64, 66, "hybrid")]:
+    s = schedules.get(key, {})
+    expect((s.get("tiles"), s.get("KT"), s.get("max_workers"), s.get("split")) ==
+           (tiles, KT, workers, names[split]), f"{key}: the example chapter 17's README draws")
+
+# Chapter 19: the plan gemm() runs, chapter 18 for the decode batches small_m names.
 disp = d["dispatcher"]
 ms, ns = sorted({r[0] for r in disp}), sorted({r[1] for r in disp})
 check_grid("dispatcher", figs[f"ch{d['dispatcher_chapter']}_dispatcher"], 0,
-           {(ns.index(n), ms.index(m)): f"{d['tile_names'][str(t)]}\n{d['split_names'][str(sp)]}"
-            for m, n, t, sp in disp})
+           {(ns.index(n), ms.index(m)): "small_m\n(ch18)" if small else
+            f"{d['kernel_names'][str(k)]}\n{d['tile_names'][str(t)]}"
+            for m, n, small, k, t in disp})
+expect(all(small == (m <= 64 and n >= 1024) for m, n, small, k, t in disp),
+       "dispatcher: chapter 18 for M <= 64, N >= 1024 (chapter 19's small_m, its README's rule)")
+expect(any(small for m, n, small, k, t in disp) and not all(small for m, n, small, k, t in disp),
+       "dispatcher: the map holds both chapter 18's and the cost model's shapes")
 
 # The committed SVGs: one per figure, each drawn from the cells the code gives now.
 out = os.path.join(ROOT, "docs", "figures")
@@ -162,6 +187,17 @@ for name, fig in figs.items():
 extra = sorted(set(f[:-4] for f in os.listdir(out) if f.endswith(".svg")) - set(figs)) \
     if os.path.isdir(out) else []
 expect(not extra, f"docs/figures holds no figure the script no longer draws: {extra}")
+# Every figure listed in docs/README.md, and shown in the README of its chapter (chNN_...).
+with open(os.path.join(ROOT, "docs", "README.md")) as f:
+    index = f.read()
+chapters = {n[:2]: n for n in os.listdir(os.path.join(ROOT, "chapters")) if n[:2].isdigit()}
+for name in figs:
+    expect(f"figures/{name}.svg" in index, f"docs/README.md lists docs/figures/{name}.svg")
+    readme = os.path.join(ROOT, "chapters", chapters.get(name[2:4], "?"), "README.md")
+    if os.path.exists(readme):
+        with open(readme) as f:
+            expect(f"docs/figures/{name}.svg" in f.read(),
+                   f"{os.path.relpath(readme, ROOT)} shows docs/figures/{name}.svg")
 
 # The drawing: every cell's label at its centre, nothing else (where matplotlib is installed:
 # this Python's, else the system's, which Debian's python3-matplotlib serves).

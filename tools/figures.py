@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layout figures of chapters 11-16, drawn from the kernels' own index functions.
+"""The layout figures of chapters 11-19, drawn from the kernels' own index functions.
 
     tools/figures.py [--out DIR] LAYOUTS
 
@@ -266,54 +266,82 @@ def ch14_barriers(d):
         ]}
 
 
-def streamk(d, key):
-    s = d[key]
+def streamk(d, s):
+    """Chapter 17's worker x k-tile map of one schedule (d["schedules"][name])."""
     KT = s["KT"]
+    many = s["workers"] > 16
     cells, at = [], {}
     for w, tile, kb, ke in s["units"]:
         x = at.get(w, 0)
         at[w] = x + ke - kb
         piece = kb > 0 or ke < KT
-        many = s["workers"] > 16
-        label = f"t{tile}" if many or not piece else f"t{tile}\n{kb}-{ke}"
-        cells.append(cell(x, w, label, tile % 7 + 1, w=ke - kb, hatch="//" if piece else ""))
+        cells.append((w, tile, kb, ke, x, piece))
     width = max(at.values())
-    split = {0: "data-parallel", 1: "stream-K", 2: "hybrid"}.get(s["split"], "?")
-    names = d["split_names"]
-    split = names.get(str(s["split"]), split)
-    many = s["workers"] > 16
-    title = (f"Chapter {d['schedule_chapter']}'s schedule ({split}): {s['tiles_m']} x "
-             f"{s['tiles_n']} tiles of {KT} k-tiles, {s['workers']} workers ({s['dp_tiles']} whole "
-             "tiles first); hatched: a piece of a tile, added by the fix-up")
+    out = []
+    for w, tile, kb, ke, x, piece in cells:
+        # A piece shows its k-tiles [kb, ke) where the bar has room: one line in a tall figure.
+        label = f"t{tile}"
+        if piece and not many:
+            label += f"\n{kb}-{ke}"
+        elif piece and 8 * (ke - kb) >= width:
+            label += f" {kb}-{ke}"
+        out.append(cell(x, w, label, tile % 7 + 1, w=ke - kb, hatch="//" if piece else ""))
+    cells = out
+    split = d["split_names"].get(str(s["split"]), "?")
+    sk = s["tiles"] - s["dp_tiles"]
+    parts = []
+    if s["dp_tiles"]:
+        parts.append(f"{s['dp_tiles']} whole tiles round-robin first")
+    if sk:
+        equal = sk <= s["sk_workers"] and s["sk_workers"] % sk == 0
+        parts.append(f"{sk} tiles' {sk * KT} k-tiles cut into {s['sk_workers']} ranges"
+                     + (f" (equal depths: {s['sk_workers'] // sk} a tile)" if equal else ""))
+    about = f"{s['about']}; " if s["about"] else ""
+    title = (f"Chapter {d['schedule_chapter']}'s schedule, {split}: {about}{s['tiles']} "
+             f"tiles of {KT} k-tiles on {s['workers']} of {s['max_workers']} workers ("
+             + ", then ".join(parts) + f"; at most {s['max_pieces']} pieces a tile)")
+    # Ticks at whole tiles when a worker computes two or more, else at quarters of its range.
+    step = KT * max(1, width // (4 * KT)) if width >= 2 * KT else max(1, width // 4)
     return {
         "title": title,
-        "size": (11, 1.2 + 0.17 * s["workers"]) if many else (9, 2.6),
+        "size": (11, 1.2 + 0.17 * s["workers"]) if many else (9, 1.4 + 0.35 * s["workers"]),
+        "top": 0.95,
         "panels": [
             panel("each bar: one unit, tile t (k-tiles kb-ke if a piece), in the order the worker "
-                  "computes them", width, s["workers"], cells,
+                  "computes them; hatched: a piece, its partial added by the fix-up", width,
+                  s["workers"], cells,
                   xlabel="k-tiles computed by the worker", ylabel="worker",
-                  xticks=[(t - 0.5, str(t)) for t in range(0, width + 1, KT if width <= 4 * KT
-                                                           else KT * (width // (4 * KT)))],
+                  xticks=[(t - 0.5, str(t)) for t in range(0, width + 1, step)],
                   yticks=[(w, str(w)) for w in range(0, s["workers"], 4 if many else 1)],
                   font=4.5 if many else 7),
         ]}
+
+
+SMALL_M = "small_m\n(ch18)"  # the dispatcher's cells that gemm() sends to chapter 18
+
+
+def dispatcher_label(d, small, kernel, tile):
+    if small:
+        return SMALL_M
+    return f"{d['kernel_names'][str(kernel)]}\n{d['tile_names'][str(tile)]}"
 
 
 def dispatcher(d):
     rows = d["dispatcher"]
     ms = sorted({r[0] for r in rows})
     ns = sorted({r[1] for r in rows})
-    tiles, splits = d["tile_names"], d["split_names"]
-    cells = [cell(ns.index(n), ms.index(m), f"{tiles[str(t)]}\n{splits[str(s)]}", t + 1)
-             for m, n, t, s in rows]
+    ch = d["dispatcher_chapter"]
+    cells = [cell(ns.index(n), ms.index(m), dispatcher_label(d, small, k, t),
+                  0 if small else k + 1, hatch="//" if small else "")
+             for m, n, small, k, t in rows]
     return {
-        "title": f"Chapter {d['dispatcher_chapter']}'s dispatcher at K = {d['dispatcher_K']} on "
-                 "132 SMs: which tile and "
-                 "split for each M x N",
-        "size": (11, 7),
+        "title": f"Chapter {ch}'s gemm() at K = {d['dispatcher_K']} on 132 SMs: the plan (kernel "
+                 "and tile) for each M x N; hatched: decode batches sent to chapter 18 before "
+                 "the cost model",
+        "size": (11, 7.5),
         "panels": [
-            panel(f"ch{d['dispatcher_chapter']}::choose(M, N, K, 132)", len(ns), len(ms), cells,
-                  xlabel="N", ylabel="M",
+            panel(f"ch{ch}::small_m(M, N) ? chapter 18 : ch{ch}::choose(M, N, K, 132)", len(ns),
+                  len(ms), cells, xlabel="N", ylabel="M",
                   xticks=list(enumerate(map(str, ns))), yticks=list(enumerate(map(str, ms))),
                   font=6),
         ]}
@@ -333,9 +361,8 @@ def figure_cells(d):
         "ch14_barriers": ch14_barriers(d),
         f"ch{d['dispatcher_chapter']}_dispatcher": dispatcher(d),
     }
-    for key in d:
-        if key.startswith(("streamk_", "hybrid_")) and isinstance(d[key], dict):
-            figs[f"ch{d['schedule_chapter']}_" + key] = streamk(d, key)
+    for key, s in d["schedules"].items():
+        figs[f"ch{d['schedule_chapter']}_{key}"] = streamk(d, s)
     return figs
 
 
@@ -444,8 +471,12 @@ def draw(fig_spec, path):
         draw_panel(ax, p)
         drawn[i] = [(t.get_position()[0], t.get_position()[1], t.get_text())
                     for t in ax.texts[before:before + len(p["cells"])]]
-    fig.suptitle("\n".join(textwrap.wrap(fig_spec["title"], 120)), fontsize=10)
+    # Tall figures: the title 0.1 inch from the top, not 2% of the height.
+    top = 1 - 0.1 / fig_spec["size"][1] if "top" in fig_spec else 0.98
+    fig.suptitle("\n".join(textwrap.wrap(fig_spec["title"], 120)), fontsize=10, y=top)
     fig.tight_layout()
+    if "top" in fig_spec:  # inches kept above the panels for the title (tall figures)
+        fig.subplots_adjust(top=1 - fig_spec["top"] / fig_spec["size"][1])
     fig.savefig(path, metadata={"Date": None, "Description": "tools/figures.py from tools/layouts; "
                                 f"cells {digest(fig_spec)}"})
     plt.close(fig)

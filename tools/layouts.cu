@@ -9,13 +9,15 @@
 // the one model of it in common/device/: ldmatrix_elem, mma_*_elem, wgmma_operand_byte,
 // swizzle128): nothing here repeats their arithmetic.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "11_mma_ldmatrix/kernel.cuh"
 #include "12_wgmma/kernel.cuh"
 #include "14_warp_specialized/kernel.cuh"
-#include "16_every_shape/kernel.cuh"
+#include "17_stream_k/kernel.cuh"
+#include "19_dispatcher/kernel.cuh"
 
 namespace {
 
@@ -24,8 +26,9 @@ using gemm::dev::RowCol;
 // A JSON writer just big enough for lists of integer rows.
 struct Out {
     bool first = true;
+    const char* indent = "  ";
     void key(const char* k) {
-        std::printf("%s\n  \"%s\": ", first ? "" : ",", k);
+        std::printf("%s\n%s\"%s\": ", first ? "" : ",", indent, k);
         first = false;
     }
     static void rows(const std::vector<std::vector<long long>>& rows) {
@@ -154,94 +157,104 @@ std::vector<std::vector<long long>> ch14_phases() {
     return out;
 }
 
-// Chapter 16's stream-K schedule for (tiles_m, tiles_n, KT, max_workers, split): [worker, tile,
-// kb, ke] for every unit, in each worker's order, and the schedule's numbers.
-struct Example {
-    const char* name;
-    int tiles_m, tiles_n, KT, max_workers;
-    ch16::Split split;
-};
-void schedule(Out& o, const Example& e) {
-    const ch16::Schedule s =
-        ch16::make_schedule(e.tiles_m, e.tiles_n, e.KT, e.max_workers, e.split);
+// Chapter 17's stream-K schedule of `tiles` tiles of KT k-tiles on max_workers workers:
+// [worker, tile, kb, ke] for every unit, in each worker's order (WorkerUnits), and the schedule's
+// numbers (make_schedule). `about`: the shape the example comes from, if any (the figure's title).
+void schedule(Out& o, const std::string& key, const std::string& about, int tiles, int KT,
+              int max_workers, ch17::Split split) {
+    const ch17::Schedule s = ch17::make_schedule(tiles, KT, max_workers, split);
     std::vector<std::vector<long long>> units;
     for (int w = 0; w < s.workers; ++w) {
-        ch16::WorkerUnits it(s, w);
-        ch16::Unit u;
+        ch17::WorkerUnits it(s, w);
+        ch17::Unit u;
         while (it.next(s, u)) units.push_back({w, u.tile, u.kb, u.ke});
     }
-    o.key(e.name);
+    o.key(key.c_str());
     std::printf(
-        "{\"tiles_m\": %d, \"tiles_n\": %d, \"KT\": %d, \"max_workers\": %d, "
-        "\"split\": %d, \"workers\": %d, \"dp_tiles\": %d, \"sk_workers\": %d, \"units\": ",
-        s.tiles_m, s.tiles_n, s.KT, e.max_workers, int(e.split), s.workers, s.dp_tiles,
-        s.sk_workers);
+        "{\"about\": \"%s\", \"tiles\": %d, \"KT\": %d, \"max_workers\": %d, \"split\": %d, "
+        "\"workers\": %d, \"dp_tiles\": %d, \"sk_workers\": %d, \"max_pieces\": %d, "
+        "\"units\": ",
+        about.c_str(), s.tiles, s.KT, max_workers, int(split), s.workers, s.dp_tiles, s.sk_workers,
+        ch17::max_pieces(s));
     Out::rows(units);
     std::printf("}");
 }
 
-// The names of chapter 16's enums, by value (a value added without a name here: -Wswitch).
-const char* name(ch16::TileKind t) {
-    switch (t) {
-        case ch16::TileKind::rows64:
-            return "rows64";
-        case ch16::TileKind::rows128:
-            return "rows128";
-        case ch16::TileKind::rows256_cluster2:
-            return "rows256_cluster2";
-        case ch16::TileKind::n128:
-            return "n128";
-        case ch16::TileKind::n64:
-            return "n64";
-    }
-    return "?";
-}
-const char* name(ch16::Split s) {
+// The names of the enums, by value (a value added without a name here: -Wswitch).
+const char* name(ch17::Split s) {
     switch (s) {
-        case ch16::Split::data_parallel:
+        case ch17::Split::data_parallel:
             return "data_parallel";
-        case ch16::Split::stream_k:
+        case ch17::Split::stream_k:
             return "stream_k";
-        case ch16::Split::hybrid:
+        case ch17::Split::equal_depth:
+            return "equal_depth";
+        case ch17::Split::hybrid:
             return "hybrid";
     }
     return "?";
 }
-void names(Out& o) {
-    using ch16::Split, ch16::TileKind;
-    o.key("tile_names");
+const char* name(ch19::Kernel k) {
+    switch (k) {
+        case ch19::Kernel::whole:
+            return "whole";
+        case ch19::Kernel::split_k:
+            return "split_k";
+        case ch19::Kernel::stream_k:
+            return "stream_k";
+        case ch19::Kernel::hybrid:
+            return "hybrid";
+    }
+    return "?";
+}
+const char* name(ch19::Tile t) {
+    switch (t) {
+        case ch19::Tile::cluster2:
+            return "cluster2";
+        case ch19::Tile::rows128:
+            return "rows128";
+        case ch19::Tile::n128:
+            return "n128";
+        case ch19::Tile::n64:
+            return "n64";
+    }
+    return "?";
+}
+template <class E, size_t N>
+void names(Out& o, const char* key, const E (&all)[N]) {
+    o.key(key);
     std::printf("{");
-    int i = 0;
-    for (TileKind t : {TileKind::rows64, TileKind::rows128, TileKind::rows256_cluster2,
-                       TileKind::n128, TileKind::n64})
-        std::printf("%s\"%d\": \"%s\"", i++ ? ", " : "", int(t), name(t));
-    std::printf("}");
-    o.key("split_names");
-    std::printf("{");
-    i = 0;
-    for (Split s : {Split::data_parallel, Split::stream_k, Split::hybrid})
-        std::printf("%s\"%d\": \"%s\"", i++ ? ", " : "", int(s), name(s));
+    for (size_t i = 0; i < N; ++i)
+        std::printf("%s\"%d\": \"%s\"", i ? ", " : "", int(all[i]), name(all[i]));
     std::printf("}");
 }
 
-// The schedule chapter 16's gemm() runs for (M, N, K) on 132 SMs: the dispatcher's tile and split,
-// with workers_of's count of workers (the resident clusters, as the dispatcher assumes).
-void chosen(Out& o, int M, int N, int K) {
-    const ch16::Plan plan = ch16::choose(M, N, K, 132);
-    const int rows = ch16::tile_rows(plan.tile), cols = ch16::tile_cols(plan.tile);
-    const std::string key = "streamk_" + std::to_string(M) + "x" + std::to_string(N) + "x" +
-                            std::to_string(K) + "_" + name(plan.tile);
-    schedule(o, {key.c_str(), (M + rows - 1) / rows, (N + cols - 1) / cols,
-                 (K + ch16::BK - 1) / ch16::BK, ch16::workers_of(plan.tile, 132), plan.split});
+// A worked example of chapter 17's README on 132 SMs: (M, N, K) in chapter 17's tile Cfg (the
+// tiles of chapter 19's Tile t: ch19::tile_rows, tile_cols), on as many workers as chapter 19
+// assumes resident (ch19::workers_of: clusters of two, one per two SMs).
+template <class Cfg>
+void shape(Out& o, int M, int N, int K, ch19::Tile t, ch17::Split split) {
+    if (Cfg::CLUSTER * Cfg::BM != ch19::tile_rows(t) || Cfg::BN != ch19::tile_cols(t)) {
+        std::fprintf(stderr, "layouts: chapter 17's Config and ch19 tile %s differ\n", name(t));
+        std::exit(1);
+    }
+    const int rows = ch19::tile_rows(t), cols = ch19::tile_cols(t);
+    const std::string dims = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    const std::string about = std::to_string(M) + " x " + std::to_string(N) + " x " +
+                              std::to_string(K) + ", " + name(t) + " tiles, 132 SMs";
+    schedule(o, std::string(name(split)) + "_" + dims + "_" + name(t), about,
+             ((M + rows - 1) / rows) * ((N + cols - 1) / cols), (K + ch17::BK - 1) / ch17::BK,
+             ch19::workers_of(t, 132), split);
 }
 
-// Chapter 16's dispatcher at one K on `sms` SMs: [M, N, tile kind, split].
+// Chapter 19's gemm() at one K on `sms` SMs: [M, N, sent to chapter 18 (small_m), kernel, tile]
+// (the kernel and tile choose() would give, drawn only where small_m is 0).
 std::vector<std::vector<long long>> dispatcher(int K, int sms) {
     std::vector<std::vector<long long>> out;
-    for (int M = 64; M <= 16384; M *= 2)
+    for (int M = 16; M <= 16384; M *= 2)
         for (int N = 64; N <= 16384; N *= 2) {
-            const ch16::Plan p = ch16::choose(M, N, K, sms);
-            out.push_back({M, N, int(p.tile), int(p.split)});
+            const ch19::Plan p = ch19::choose(M, N, K, sms);
+            out.push_back({M, N, ch19::small_m(M, N) ? 1 : 0, int(p.kernel), int(p.tile)});
         }
     return out;
 }
@@ -270,17 +283,35 @@ int main(int argc, char**) {
     o.key("desc_examples"), Out::rows(desc_examples());
     o.key("ch14_phases"), Out::rows(ch14_phases());
     o.key("ch14_stages"), std::printf("%d", ch14::STAGES);
-    // The schedules: a small teaching case (4 workers), then chapter 16's own choices on 132 SMs.
-    // The chapter whose schedule (ch16::make_schedule, WorkerUnits) and dispatcher (ch16::choose)
-    // these are: the figures' names and titles say it.
-    o.key("schedule_chapter"), std::printf("16");
-    o.key("dispatcher_chapter"), std::printf("16");
-    using ch16::Split;
-    schedule(o, {"streamk_small", 3, 3, 8, 4, Split::stream_k});
-    schedule(o, {"hybrid_small", 3, 3, 8, 4, Split::hybrid});
-    chosen(o, 1024, 1024, 8192);  // 16 cluster tiles for 66 clusters: stream-K at equal depths
-    chosen(o, 3072, 3072, 4096);  // 144 cluster tiles: two whole waves and a ragged one
-    names(o);
+    // Chapter 17's schedules (make_schedule, WorkerUnits): the three its README draws, then its
+    // worked examples on 132 SMs (the README's table; tests/test_schedule.cu checks both there).
+    // Chapter 19's dispatcher (small_m, choose). The figures' names and titles say the chapters.
+    o.key("schedule_chapter"), std::printf("17");
+    o.key("dispatcher_chapter"), std::printf("19");
+    using ch17::Split;
+    using T = ch19::Tile;
+    namespace c = ch17::configs;
+    o.key("schedules"), std::printf("{");
+    {
+        Out s;
+        s.indent = "    ";
+        schedule(s, "stream_k_small", "", 5, 8, 4, Split::stream_k);
+        schedule(s, "equal_depth_small", "", 3, 24, 7, Split::equal_depth);
+        schedule(s, "hybrid_small", "", 8, 12, 3, Split::hybrid);
+        shape<c::rows128>(s, 128, 8192, 8192, T::rows128, Split::hybrid);
+        shape<c::rows128>(s, 128, 8192, 8192, T::rows128, Split::stream_k);
+        shape<c::cluster2>(s, 1024, 1024, 32768, T::cluster2, Split::hybrid);
+        shape<c::n64>(s, 64, 64, 262144, T::n64, Split::hybrid);
+        shape<c::cluster2>(s, 4096, 4096, 4096, T::cluster2, Split::hybrid);
+        shape<c::cluster2>(s, 2304, 2048, 1024, T::cluster2, Split::hybrid);
+    }
+    std::printf("}");
+    names(o, "split_names",
+          {Split::data_parallel, Split::stream_k, Split::equal_depth, Split::hybrid});
+    names(
+        o, "kernel_names",
+        {ch19::Kernel::whole, ch19::Kernel::split_k, ch19::Kernel::stream_k, ch19::Kernel::hybrid});
+    names(o, "tile_names", {T::cluster2, T::rows128, T::n128, T::n64});
     o.key("dispatcher_K"), std::printf("4096");
     o.key("dispatcher"), Out::rows(dispatcher(4096, 132));
     std::printf("\n}\n");
