@@ -67,7 +67,6 @@ NAPKIN = {
     "13_tma_mbarrier": ("tile", 128, 256),
     "14_warp_specialized": ("tile", 128, 256),
     "15_wgmma_persistent": ("tile", 256, 256),  # 128-row tiles in clusters of 2 sharing B
-    "16_every_shape": ("tile", 256, 256),  # a full wave of tiles: chapter 15's path (squares)
     # The FP8 chapters: e = 1 (e4m3), C bf16; 22 and 23 in clusters of two along M sharing B.
     "20_fp8_e4m3": ("tile", 128, 256),
     "21_fp8_promoted": ("tile", 128, 128),

@@ -23,7 +23,7 @@ Commands:
 Outside a git checkout (a copy of the tree on another machine), the commit and the dirty flag come
 from the environment when it has them: GEMM_SOURCE_COMMIT and GEMM_SOURCE_DIRTY (true or false).
 A row's chapter is a chapter id ("07_cuda_warp_tiled") or a tool's name for one of its
-configurations ("07_c128x128x8", tools/tune): the chapter with that number.
+configurations (tools/tune's "07_" plus a tile name): the chapter with that number.
 """
 import csv
 import glob
