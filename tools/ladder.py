@@ -464,13 +464,14 @@ def git(*args):
 
 def stamp(directory, command):
     os.makedirs(directory, exist_ok=True)
-    commit = git("rev-parse", "HEAD")
-    dirty = "yes" if git("status", "--porcelain", "--untracked-files=no") else "no"
-    if not commit:  # a copy of the tree without .git (the GPU machine): what the caller says,
-        # in the variables the harness's stamps read too (tools/stamps.py)
-        commit = os.environ.get("GEMM_SOURCE_COMMIT", "").strip() or "unknown"
-        dirty = {"true": "yes", "false": "no"}.get(
-            os.environ.get("GEMM_SOURCE_DIRTY", "").strip().lower(), "unknown")
+    # What the caller says first, in the variables the harness's stamps read too
+    # (tools/stamps.py): a copy of the tree on the GPU machine may carry a .git that is not its own.
+    commit = os.environ.get("GEMM_SOURCE_COMMIT", "").strip()
+    dirty = {"true": "yes", "false": "no"}.get(
+        os.environ.get("GEMM_SOURCE_DIRTY", "").strip().lower(), "unknown")
+    if not commit:
+        commit = git("rev-parse", "HEAD") or "unknown"
+        dirty = "yes" if git("status", "--porcelain", "--untracked-files=no") else "no"
     gpu = ""
     try:
         gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
@@ -521,11 +522,14 @@ def check(directory):
                        f"{s['commit']}")
         if dirty:
             bad.append(f"{path}: made from a dirty tree (dirty = {', '.join(sorted(dirty))})")
-        for h in {(r.get("source_hash") or "").strip() for r in rows} - {""}:
-            hashes.setdefault(h, path)
-    if len(hashes) > 1:  # the harness's hash of the sources it was built from: one tree, one hash
-        bad.append("more than one source_hash: " + ", ".join(f"{h} ({p})" for h, p in
-                                                               sorted(hashes.items())))
+        for r in rows:  # one kernel per chapter in one run: one hash of its sources
+            h = (r.get("source_hash") or "").strip()
+            if h:
+                hashes.setdefault(r.get("chapter", ""), {}).setdefault(h, path)
+    for chapter, seen in sorted(hashes.items()):
+        if len(seen) > 1:
+            bad.append(f"{chapter}: more than one source_hash: " +
+                       ", ".join(f"{h} ({p})" for h, p in sorted(seen.items())))
     for b in bad:
         print("ladder.py: " + b, file=sys.stderr)
     print(f"check: {checked} CSV(s) with a commit column, {len(bad)} problem(s)")

@@ -146,6 +146,12 @@ def git(root, *args):
 
 
 def commit_and_dirty(root):
+    # What the caller says first: a copy of the tree sent to another machine can carry a .git
+    # that is not the tree's (the device copy held the session's first commit, 2026-11-26).
+    commit = os.environ.get("GEMM_SOURCE_COMMIT", "")
+    dirty = os.environ.get("GEMM_SOURCE_DIRTY", "")
+    if re.fullmatch(r"[0-9a-f]{12,40}", commit) and dirty in ("true", "false"):
+        return commit[:12], dirty
     top = git(root, "rev-parse", "--show-toplevel")
     # Only the tree's own repository: a copy inside another checkout must not take its commit.
     if top and os.path.realpath(top) == os.path.realpath(root):
