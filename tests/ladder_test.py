@@ -174,7 +174,7 @@ with tempfile.TemporaryDirectory() as tmp:
     stamp = ladder.read_stamp(tmp)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                           text=True).stdout.strip()
-    expect(rc == 0 and stamp.get("commit") == (head or "unknown")
+    expect(rc == 0 and stamp.get("commit") == (head[:12] or "unknown")
            and stamp.get("command") == "tools/gpu_session.sh ladder",
            f"stamp.txt names this commit and the command ({stamp}, {err!r})")
     commit = stamp.get("commit", "x")

@@ -42,6 +42,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chapters as chapter_list  # noqa: E402
+import stamps  # noqa: E402
 
 ROOT = chapter_list.ROOT
 
@@ -457,21 +458,13 @@ def table(args):
 
 
 # --- Stamp and check ----------------------------------------------------------------------------
-def git(*args):
-    p = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-    return p.stdout.strip() if p.returncode == 0 else ""
-
-
 def stamp(directory, command):
     os.makedirs(directory, exist_ok=True)
-    # What the caller says first, in the variables the harness's stamps read too
-    # (tools/stamps.py): a copy of the tree on the GPU machine may carry a .git that is not its own.
-    commit = os.environ.get("GEMM_SOURCE_COMMIT", "").strip()
-    dirty = {"true": "yes", "false": "no"}.get(
-        os.environ.get("GEMM_SOURCE_DIRTY", "").strip().lower(), "unknown")
-    if not commit:
-        commit = git("rev-parse", "HEAD") or "unknown"
-        dirty = "yes" if git("status", "--porcelain", "--untracked-files=no") else "no"
+    # The commit and dirty flag exactly as the harness stamps its CSV rows (tools/stamps.py):
+    # GEMM_SOURCE_COMMIT / GEMM_SOURCE_DIRTY first, else the tree's own git.
+    commit, dirty = stamps.commit_and_dirty(ROOT)
+    commit = commit or "unknown"
+    dirty = {"true": "yes", "false": "no"}.get(dirty, "unknown")
     gpu = ""
     try:
         gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
