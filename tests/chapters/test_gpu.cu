@@ -34,7 +34,7 @@ TEST_SUITE("hopper configurations") {
     TEST_CASE("15_wgmma_persistent, persistent clusters, C stored from registers") {
         check_chapter(ch15::gemm_cfg<ch15::configs::persistent_cluster2>, true);
     }
-    // Chapters 16, 17 and 19: tests/test_stream_k.cu.
+    // Chapters 16, 17 and 19: tests/chapters/test_stream_k.cu.
 }
 #else
 TEST_SUITE("device") {

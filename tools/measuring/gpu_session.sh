@@ -29,7 +29,7 @@
 # kernels profiled per chapter, the longest is reported; default 8), PACK (a .tgz written at the end
 # with OUT in it), GEMM_SOURCE_COMMIT and GEMM_SOURCE_DIRTY (stamp, outside a git checkout).
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1  # tools/measuring/ -> the repository
 ARCH=${ARCH:-90}
 steps=()
 for s in "$@"; do
