@@ -1,7 +1,7 @@
 // The gpu suite: the cuBLAS yardsticks, the device report, and the named configurations of the
-// chapters that have several (each chapter's default is tested on its own: tests/chapters/test_chapter.cu).
-// Built a second time with GEMM_TEST_HOPPER for sm_90a alone: then it tests the Hopper chapters'
-// configurations, and skips on other GPUs.
+// chapters that have several (each chapter's default is tested on its own:
+// tests/chapters/test_chapter.cu). Built a second time with GEMM_TEST_HOPPER for sm_90a alone: then
+// it tests the Hopper chapters' configurations, and skips on other GPUs.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
-// The layout functions the kernels use and the figures draw (tools/reporting/layouts.cu), on the host alone
-// (suite cpu: no GPU needed), checked against what the PTX ISA says the hardware does: the lanes
-// chapter 11 gives ldmatrix deliver exactly the mma.sync fragments; chapter 12's copies put every
-// element of A and B where its wgmma descriptors read it; the panel layout is the 128-byte swizzle
-// TMA writes (chapter 13); the descriptor's fields hold what was encoded; chapter 14's parities
-// block before their phase completes and pass after.
+// The layout functions the kernels use and the figures draw (tools/reporting/layouts.cu), on the
+// host alone (suite cpu: no GPU needed), checked against what the PTX ISA says the hardware does:
+// the lanes chapter 11 gives ldmatrix deliver exactly the mma.sync fragments; chapter 12's copies
+// put every element of A and B where its wgmma descriptors read it; the panel layout is the
+// 128-byte swizzle TMA writes (chapter 13); the descriptor's fields hold what was encoded; chapter
+// 14's parities block before their phase completes and pass after.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 

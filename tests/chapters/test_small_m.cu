@@ -1,8 +1,9 @@
-// Chapter 18 on the GPU, beyond the contract shapes every chapter passes (tests/chapters/test_chapter.cu):
-// every M from 1 to 64 with N not a multiple of 8, each wgmma width at its edges, misaligned views,
-// alpha and beta, deep K with many splits, every named configuration with a forced split, and the
-// split reduction's promises: the same bits on every call (the sum in split order) and on two
-// streams at once (a workspace each). Skips without a GPU unless GEMM_REQUIRE_GPU=1.
+// Chapter 18 on the GPU, beyond the contract shapes every chapter passes
+// (tests/chapters/test_chapter.cu): every M from 1 to 64 with N not a multiple of 8, each wgmma
+// width at its edges, misaligned views, alpha and beta, deep K with many splits, every named
+// configuration with a forced split, and the split reduction's promises: the same bits on every
+// call (the sum in split order) and on two streams at once (a workspace each). Skips without a GPU
+// unless GEMM_REQUIRE_GPU=1.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // The gpu suite of chapters 16 (split-K), 17 (stream-K) and 19 (the dispatcher): each named
 // configuration on the shared cases and on shapes that take every path of the splits (each
-// chapter's default gemm() is tested on its own: tests/chapters/test_chapter.cu). sm_90a only: skips on
-// other GPUs.
+// chapter's default gemm() is tested on its own: tests/chapters/test_chapter.cu). sm_90a only:
+// skips on other GPUs.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cuda.h>
 #include <doctest/doctest.h>
@@ -102,8 +102,9 @@ void on_stream(int M, int N, int K, float alpha, const __half* A, int lda, const
 }
 #endif
 
-// The shapes whose tiles have several pieces added in the kernel (tests/chapters/test_schedule.cu: 128 x
-// 8192 x 8192 and 1024 x 1024 x 32768, 4 pieces; 4096^3 hybrid, 2), one through reduce_partials.
+// The shapes whose tiles have several pieces added in the kernel (tests/chapters/test_schedule.cu:
+// 128 x 8192 x 8192 and 1024 x 1024 x 32768, 4 pieces; 4096^3 hybrid, 2), one through
+// reduce_partials.
 const gemm::Problem waiting_cases[] = {
     gemm_tests::make(128, 8192, 8192, 0, 0, 0, 1.0f, 0.5f),
     gemm_tests::make(1024, 1024, 32768),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The autograder round trip for one chapter: the starter fails it, the solution passes it.
 
-Usage: grade_test.py STARTER_BINARY SOLUTION_BINARY CHAPTER_ID
+Usage: test_grade.py STARTER_BINARY SOLUTION_BINARY CHAPTER_ID
 Exit: 0 pass, 1 fail, 77 skipped (GPU chapter, no usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import json

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Tries to fool tools/grading/grade.py as a student would (every attack of issues 18 and 27), and checks
-that only a kernel that computes the product gets PASS, that a kernel gets the speed it has and no
-more, that every broken submission costs only itself and keeps its row, that nothing a submission
-starts outlives its grade, that nothing of the grader (a marker in its environment, its paths,
-the seed) reaches the child or a file the student sees, and that a bad command line is refused
-before anything is built.
+"""Tries to fool tools/grading/grade.py as a student would (every attack of issues 18 and 27), and
+checks that only a kernel that computes the product gets PASS, that a kernel gets the speed it has
+and no more, that every broken submission costs only itself and keeps its row, that nothing a
+submission starts outlives its grade, that nothing of the grader (a marker in its environment, its
+paths, the seed) reaches the child or a file the student sees, and that a bad command line is
+refused before anything is built.
 
-Usage: grade_attack_test.py SOURCE_ROOT BUILD_ROOT CHAPTER
+Usage: test_grade_attack.py SOURCE_ROOT BUILD_ROOT CHAPTER
 Exit: 0 pass, 1 fail, 77 skipped (a GPU chapter without a usable GPU, GEMM_REQUIRE_GPU unset).
 A machine without a working bubblewrap fails: grading refuses there (docs/assignments.md).
 """
@@ -21,9 +21,9 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/no_gpu.py
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                "tools", "build"))  # tools/build/chapters.py
+# tests/no_gpu.py and tools/build/chapters.py
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "tools", "build")]
 from no_gpu import skip_or_fail  # noqa: E402
 import chapters as chapter_list  # noqa: E402
 
@@ -289,7 +289,8 @@ struct DaemonStarter {{
     # The starter as handed out, then tampered with: a harness that passes everything and a
     # tutorial script that prints PASS. grade.py must take the kernel file and nothing else.
     starter = os.path.join(subs, "tampered")
-    subprocess.run([sys.executable, os.path.join(root, "tools", "grading", "make_starter.py"), "repo", ch, starter],
+    make_starter = os.path.join(root, "tools", "grading", "make_starter.py")
+    subprocess.run([sys.executable, make_starter, "repo", ch, starter],
                    check=True, capture_output=True)
     runner = os.path.join(starter, "common", "runner.cpp")
     text = open(runner).read()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one chapter binary the way a learner would: --help, bad input, a small real run.
 
-Usage: cli_test.py BINARY CHAPTER_ID
+Usage: test_cli.py BINARY CHAPTER_ID
 Exit: 0 pass, 1 fail, 77 skipped (a GPU chapter on a machine without a usable GPU, unless
 GEMM_REQUIRE_GPU=1 is set, which makes that a failure).
 """
@@ -15,7 +15,8 @@ import time
 
 binary, chapter = sys.argv[1], sys.argv[2]
 failures = []
-STAMPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "build", "stamps.py")
+STAMPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "build",
+                      "stamps.py")
 
 
 def run(*args, timeout=300):
@@ -102,7 +103,8 @@ with tempfile.TemporaryDirectory() as tmp:
             expect(rows[1]["M"] == "100" and rows[1]["N"] == "37" and rows[1]["K"] == "19",
                    "MxNxK shapes reach the CSV")
             # The stamps: the build's commit and dirty flag, and the hash of this chapter's kernel
-            # sources as tools/build/stamps.py computes it now (the build is current: meson test built it).
+            # sources as tools/build/stamps.py computes it now (the build is current: meson test
+            # built it).
             now = subprocess.run([sys.executable, STAMPS, "hash", chapter], capture_output=True,
                                  text=True).stdout.split()
             for r in rows:

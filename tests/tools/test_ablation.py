@@ -3,7 +3,7 @@
 the others really leave parts out (they fail it), and a shape outside the probes' whole tiles
 exits 2 with a message that says so.
 
-Usage: ablation_test.py ABLATION
+Usage: test_ablation.py ABLATION
 Exit: 0 pass, 1 fail, 77 skipped (no usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import os

@@ -3,7 +3,7 @@
 kernel.cuh and on common/ (meson before 1.4 gives nvcc no dependency-file options; meson.build adds
 them). Reads `ninja -t deps` of the build this test runs in.
 
-Usage: build_deps_test.py BUILD_DIR CHAPTER...
+Usage: test_build_deps.py BUILD_DIR CHAPTER...
 """
 import subprocess
 import sys

@@ -2,7 +2,7 @@
 """tools/ceilings as a user runs it: --help and bad command lines need no GPU (cli); with a GPU a
 --quick run exits 0 and writes a well-formed ceilings.csv with plausible positive values (gpu).
 
-Usage: ceilings_test.py CEILINGS (cli|gpu)
+Usage: test_ceilings.py CEILINGS (cli|gpu)
 Exit: 0 pass, 1 fail, 77 skipped (gpu mode without a usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import csv

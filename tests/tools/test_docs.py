@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The text held to the code: links, paths, the chapter map and the chapter lists of the docs.
 
-Usage: docs_test.py REPOSITORY_ROOT
+Usage: test_docs.py REPOSITORY_ROOT
 
 Checked:
 - every relative link of every tracked *.md leads to a file or folder, and every committed path
@@ -18,13 +18,13 @@ Checked:
   "use instructions that exist on Hopper alone", "the fp16 chapters (AA–BB)" name exactly those
   chapters of the list;
 - docs/glossary.md defines each term once;
-- a chapter README's block "<!-- ladder table ... -->" is what tools/measuring/ladder.py table makes from
-  plots/<gpu>/<chapter>.csv;
+- a chapter README's block "<!-- ladder table ... -->" is what tools/measuring/ladder.py table
+  makes from plots/<gpu>/<chapter>.csv;
 - a chapter README's "N changed lines" under its `diff -u A B` is what git counts;
 - docs/profiling.md's table of kernel names: each name is a __global__ function of a kernel of
   the chapters its row names;
-- the tools' code (tools/**/*.py, tools/**/*.sh, ./tutorial) names no chapter id that is not on the list
-  or agreed (an old id, e.g. an example of before a renumbering).
+- the tools' code (tools/**/*.py, tools/**/*.sh, ./tutorial) names no chapter id that is not on the
+  list or agreed (an old id, e.g. an example of before a renumbering).
 Exit: 0 pass, 1 fail.
 """
 import glob

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""The layout figures (tools/reporting/figures.py) against the kernels' own functions (tools/layouts):
-every element each figure draws shows what the C++ function gives for it (said again here from
-the binary's rows, independently of figures.py); every committed SVG in docs/figures was drawn
-from the cells the current code gives (its digest); and, where matplotlib is installed, each
-drawing puts exactly its cells' labels at their places.
+"""The layout figures (tools/reporting/figures.py) against the kernels' own functions
+(tools/layouts): every element each figure draws shows what the C++ function gives for it (said
+again here from the binary's rows, independently of figures.py); every committed SVG in docs/figures
+was drawn from the cells the current code gives (its digest); and, where matplotlib is installed,
+each drawing puts exactly its cells' labels at their places.
 
-Usage: figures_test.py LAYOUTS_BINARY REPO_ROOT
+Usage: test_figures.py LAYOUTS_BINARY REPO_ROOT
 """
 import os
 import re

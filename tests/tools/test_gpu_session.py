@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""`tools/measuring/gpu_session.sh ladder` end to end without a GPU: stand-ins for the chapter binaries,
-tools/ceilings, nvidia-smi, ncu, meson and ninja, in a copy of the repository's tools and list.
+"""`tools/measuring/gpu_session.sh ladder` end to end without a GPU: stand-ins for the chapter
+binaries, tools/ceilings, nvidia-smi, ncu, meson and ninja, in a copy of the repository's tools and
+list.
 
-Usage: gpu_session_test.py REPOSITORY_ROOT
+Usage: test_gpu_session.py REPOSITORY_ROOT
 
 Checked: the ladder writes one folder named for the GPU (plots/h200 for an "NVIDIA H200") with
 the stamp, every chapter of the list (a CSV and its output), the suites of the last fp16 and fp8

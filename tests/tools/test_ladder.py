@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The ladder run's bookkeeping without a GPU: tools/measuring/ladder.py and `tools/measuring/gpu_session.sh plan`.
+"""The ladder run's bookkeeping without a GPU: tools/measuring/ladder.py and
+`tools/measuring/gpu_session.sh plan`.
 
-Usage: ladder_test.py REPOSITORY_ROOT
+Usage: test_ladder.py REPOSITORY_ROOT
 
 Checked: the plan names every step with a time and a total, from the chapter list; the suites are
 the last fp16 and fp8 chapters of the list; the metric list holds every metric of the profile and

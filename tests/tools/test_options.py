@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/build/chapter_options.py against the harness it mirrors: the same command lines refused.
 
-Usage: options_test.py PATH/TO/tools/build/chapter_options.py PATH/TO/A_CPU_CHAPTER_BINARY
+Usage: test_options.py PATH/TO/tools/build/chapter_options.py PATH/TO/A_CPU_CHAPTER_BINARY
 
 ./tutorial checks a chapter's options with tools/build/chapter_options.py before it builds anything;
 this test runs each command line below through both that script and a real chapter binary (a CPU

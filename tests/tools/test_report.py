@@ -4,7 +4,7 @@ committed H100 CSVs and from small CSVs with the newer columns (the ratio's spre
 conditions, measured ceilings, a shape sweep's steps); bad command lines and bad CSVs exit 2
 naming what is wrong; without matplotlib, the table alone and one line saying so.
 
-Usage: report_test.py PLOT_PY PLOTS_DIR
+Usage: test_report.py PLOT_PY PLOTS_DIR
 Exit: 0 pass, 1 fail, 77 skipped: no Python on this machine imports matplotlib (the checks that
 need none of it still ran and passed).
 """
@@ -99,8 +99,8 @@ def sweep(d):
                 "10_wmma_double_buffered,N,128,256,132,1,513,6,1,false\n")
 
 
-# A shape suite (tools/measuring/suite.py): the results columns plus a category per shape. Ratios 50, 100,
-# 100 and 200: geomean 100; llm 70.7%. The decode shape is memory-bound at 61% of the copy
+# A shape suite (tools/measuring/suite.py): the results columns plus a category per shape. Ratios
+# 50, 100, 100 and 200: geomean 100; llm 70.7%. The decode shape is memory-bound at 61% of the copy
 # bandwidth; 4096^3's check failed.
 SUITE_COLUMNS = COLUMNS + ["category", "note", "min_bytes", "flop_per_byte", "gbs",
                            "yardstick_gbs", "pct_of_copy", "memory_bound"]
@@ -130,7 +130,7 @@ with tempfile.TemporaryDirectory() as tmp:
     blocker = os.path.join(tmp, "blocker", "matplotlib")
     os.makedirs(blocker)
     with open(os.path.join(blocker, "__init__.py"), "w") as f:
-        f.write("raise ImportError('matplotlib is blocked by report_test.py')\n")
+        f.write("raise ImportError('matplotlib is blocked by test_report.py')\n")
     env = dict(os.environ, PYTHONPATH=os.path.dirname(blocker))
     out = os.path.join(tmp, "out")
     p = run(python, "--out", out, *h100, os.path.join(plots, "peaks.csv"), env=env)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Committed results against the kernels they were measured with (tools/build/stamps.py stale).
 
-Usage: stale_results_test.py SOURCE_ROOT
+Usage: test_stale_results.py SOURCE_ROOT
 First on small made-up trees, that the check fails for a stale result a README cites and only
 for that (a kernel or a header it includes changed, not a comment; cited by its path, its folder,
 or a chart drawn from it), then on the repository: exit 1 when a result cited by README.md or a

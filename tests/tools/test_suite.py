@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""tools/measuring/suite.py without a GPU: the committed shape list reads, bad lists and command lines exit 2
-naming the file and line, and a run of a stand-in chapter binary (a script that writes the
-harness's CSV for the --sizes it is given) gives the suite's CSV, table and summary: categories
+"""tools/measuring/suite.py without a GPU: the committed shape list reads, bad lists and command
+lines exit 2 naming the file and line, and a run of a stand-in chapter binary (a script that writes
+the harness's CSV for the --sizes it is given) gives the suite's CSV, table and summary: categories
 joined, GB/s from the minimum bytes, the geomeans, the lowest shape; the chapter's exit codes 1
 and 77 are passed on, and a chapter that stops early keeps what it measured.
 
-Usage: suite_test.py SUITE_PY
+Usage: test_suite.py SUITE_PY
 Exit: 0 pass, 1 fail.
 """
 import csv

@@ -3,7 +3,7 @@
 problem (no GPU needed), and with a GPU a short sweep writes its CSV and the CSV of its predicted
 tile and wave steps.
 
-Usage: sweep_test.py SHAPE_SWEEP (cli|gpu)
+Usage: test_sweep.py SHAPE_SWEEP (cli|gpu)
 Exit: 0 pass, 1 fail, 77 skipped (gpu mode without a usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import csv

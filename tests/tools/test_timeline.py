@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tools/timeline's command line without a GPU: each bad argument is refused with exit 2 and a
-line that names it, before any CUDA call; tools/reporting/timeline.py draws nothing from a missing file.
+line that names it, before any CUDA call; tools/reporting/timeline.py draws nothing from a missing
+file.
 
-Usage: timeline_test.py TIMELINE_BINARY TIMELINE_PY
+Usage: test_timeline.py TIMELINE_BINARY TIMELINE_PY
 """
 import subprocess
 import sys

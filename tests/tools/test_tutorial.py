@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The ./tutorial script's own command-line contract, without building anything.
 
-Usage: tutorial_test.py PATH/TO/tutorial
+Usage: test_tutorial.py PATH/TO/tutorial
 
 meson, ninja, nvidia-smi, nvcc, pkg-config, apt-get and sudo are replaced by stubs on PATH that
 log how they were called (a GPU is "present" when STUB_GPU holds a compute capability); python3
-is the real one, except that a call of tools/grading/grade.py is only logged. Checked: a bad command line
-exits 2 with a message before anything is built; colour only on a terminal and never with
+is the real one, except that a call of tools/grading/grade.py is only logged. Checked: a bad command
+line exits 2 with a message before anything is built; colour only on a terminal and never with
 NO_COLOR; paths are taken from the caller's directory; a build directory that exists keeps its
 options, and a CPU-only build goes to build-cpu/, never into build/.
 Exit: 0 pass, 1 fail.
@@ -54,8 +54,8 @@ def make_stubs(bin_dir, log):
     write_stub(os.path.join(bin_dir, "nvidia-smi"),
                logger + 'gpu = os.environ.get("STUB_GPU", "")\n'
                         'print(gpu) if gpu else sys.exit(9)\n')
-    # python3: a call of tools/grading/grade.py is logged only; anything else (make_starter, the script's
-    # own snippets) runs for real.
+    # python3: a call of tools/grading/grade.py is logged only; anything else (make_starter, the
+    # script's own snippets) runs for real.
     write_stub(os.path.join(bin_dir, "python3"),
                f'#!{sys.executable}\nimport json, os, sys\n'
                f'if sys.argv[1:2] and sys.argv[1].endswith("grade.py"):\n'
@@ -87,7 +87,7 @@ class Env:
         self.blocker = os.path.join(tmp, "no-matplotlib")
         os.makedirs(os.path.join(self.blocker, "matplotlib"))
         with open(os.path.join(self.blocker, "matplotlib", "__init__.py"), "w") as f:
-            f.write("raise ImportError('blocked by tutorial_test.py')\n")
+            f.write("raise ImportError('blocked by test_tutorial.py')\n")
 
     def calls(self):
         if not os.path.exists(self.log):
@@ -175,7 +175,8 @@ with tempfile.TemporaryDirectory() as tmp:
         (["test", "extra"], "test takes no arguments"),
         (["build", "extra"], "build takes no arguments"),
         (["setup", "extra"], "setup takes no arguments"),
-        # The chapter options, by the harness's rules (tools/build/chapter_options.py), before any build.
+        # The chapter options, by the harness's rules (tools/build/chapter_options.py), before any
+        # build.
         (["run", "--", "--sizes", "abc"], "--sizes 'abc': expected a whole number"),
         (["run", "01", "--", "--reps", "0"], "--reps: 0 is outside [1, 100000]"),
         (["run", "--", "--bogus"], "unknown argument '--bogus'"),

@@ -6,8 +6,8 @@
 The rules are those of the harness (common/options.cpp, parse_options; the size limits of
 common/problem.cpp): an unknown option, a missing or malformed value, a size that is not N or
 MxNxK, a dimension above 2^30 or a matrix of 2^31 elements or more is refused with the harness's
-own words. tests/tools/test_options.py holds this file to the harness: both must refuse the same command
-lines. Exit: 0 the options are good, 2 they are not (a message on stderr).
+own words. tests/tools/test_options.py holds this file to the harness: both must refuse the same
+command lines. Exit: 0 the options are good, 2 they are not (a message on stderr).
 """
 import math
 import re

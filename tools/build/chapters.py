@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The one list of chapters (chapters/chapters.txt), for everything that needs it.
 
-    tools/build/chapters.py ids [--kind cpu,cuda,hopper] [--precision fp32,fp16,fp8_fast,fp8,fp8_block]
-        the chapters' ids in reading order, one per line (./tutorial, tools/measuring/gpu_session.sh)
+    tools/build/chapters.py ids [--kind cpu,cuda,hopper]
+                                [--precision fp32,fp16,fp8_fast,fp8,fp8_block]
+        the chapters' ids in reading order, one per line (./tutorial,
+        tools/measuring/gpu_session.sh)
     tools/build/chapters.py field ID FIELD
         one field of one chapter: kind, precision, min_cc, max_cc, sizes, title, ns
     tools/build/chapters.py cpp LIST OUT
@@ -27,7 +29,7 @@ import subprocess
 import sys
 from collections import namedtuple
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/<group>/..
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIST = os.path.join(ROOT, "chapters", "chapters.txt")
 KINDS = ("cpu", "cuda", "hopper")
 PRECISIONS = ("fp32", "fp16", "fp8_fast", "fp8", "fp8_block")  # chapters.txt says what each means

@@ -36,7 +36,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chapters  # noqa: E402  (tools/build/chapters.py: the one list of chapters)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/<group>/..
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Where a quoted #include is looked for after the including file's own folder: the build's
 # include directories (meson.build's common_inc, and chapters/ for "NN_slug/kernel.cuh").
 INCLUDE_DIRS = ("common", "chapters")

@@ -50,7 +50,7 @@ import threading
 import time
 import traceback
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/<group>/ -> the repository
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))  # tools/grading: the child, the entry
 sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
 import chapters as chapter_list  # noqa: E402  (tools/build/chapters.py: the one list of chapters)

@@ -1,15 +1,15 @@
 // The child process of a trusted grade: it runs one submitted kernel and nothing else.
-// tools/grading/grade.py builds it, inside a sandbox, from this file and tools/grading/grade_entry.cu, two
-// translation units: this one never sees the submission's source and reaches its kernel through
-// grade_gemm alone. The instructor's chapter binary starts it with --grade --remote; it reads
-// requests on fd 3 and answers on fd 4 (common/remote_protocol.hpp). It keeps no verdict and no
-// clock: what it prints goes to a log nobody grades from, and the grade times each batch of calls
-// itself.
+// tools/grading/grade.py builds it, inside a sandbox, from this file and
+// tools/grading/grade_entry.cu, two translation units: this one never sees the submission's source
+// and reaches its kernel through grade_gemm alone. The instructor's chapter binary starts it with
+// --grade --remote; it reads requests on fd 3 and answers on fd 4 (common/remote_protocol.hpp). It
+// keeps no verdict and no clock: what it prints goes to a log nobody grades from, and the grade
+// times each batch of calls itself.
 //
-// Build flags (tools/grading/grade.py sets them, from the chapter list's precision): for a GPU chapter
-// GRADE_GPU, plus GRADE_HALF when its inputs are fp16, or GRADE_FP8 when they are e4m3 codes
-// with scales and C is bf16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for the
-// GPU ones.
+// Build flags (tools/grading/grade.py sets them, from the chapter list's precision): for a GPU
+// chapter GRADE_GPU, plus GRADE_HALF when its inputs are fp16, or GRADE_FP8 when they are e4m3
+// codes with scales and C is bf16. Compiled as C++ (g++ -x c++) for the CPU chapters, with nvcc for
+// the GPU ones.
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -46,8 +46,9 @@ namespace {
 // and execveat, every mapping or protection change that asks for PROT_EXEC, and personality
 // changes (READ_IMPLIES_EXEC would make every later mapping executable). It is installed by a
 // constructor of priority 101, before any constructor of the submission's translation unit
-// (tools/grading/grade.py refuses an object file with an earlier one: .preinit_array, .init, prioritized
-// .init_array or .ctors, IFUNC resolvers), so that no code of the submission runs without it.
+// (tools/grading/grade.py refuses an object file with an earlier one: .preinit_array, .init,
+// prioritized .init_array or .ctors, IFUNC resolvers), so that no code of the submission runs
+// without it.
 #if defined(__x86_64__)
 constexpr std::uint32_t kAuditArch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
@@ -119,7 +120,8 @@ void start_driver() {
 #endif
 
 __attribute__((constructor(101))) void before_the_submission() {
-#ifdef GRADE_NPROC  // tools/grading/grade.py's limit on the processes and threads of the sandbox's user
+# fdef GRADE_NPROC  // tools/grading/grade.py's limit on the processes and threads of the sandbox's
+# user
     const rlimit procs{GRADE_NPROC, GRADE_NPROC};
     ::setrlimit(RLIMIT_NPROC, &procs);
 #endif

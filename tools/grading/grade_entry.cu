@@ -1,8 +1,8 @@
 // The submission's translation unit of a grading child: its kernel file, and grade_gemm calling
-// its gemm. tools/grading/grade.py compiles this file alone and then makes every symbol of the object
-// local but grade_gemm (objcopy --keep-global-symbol), so that nothing the kernel file defines can
-// stand in for a function of tools/grading/grade_child.cu, and nothing there can be overloaded from here.
-// GRADE_NS names the chapter's namespace (ch07).
+// its gemm. tools/grading/grade.py compiles this file alone and then makes every symbol of the
+// object local but grade_gemm (objcopy --keep-global-symbol), so that nothing the kernel file
+// defines can stand in for a function of tools/grading/grade_child.cu, and nothing there can be
+// overloaded from here. GRADE_NS names the chapter's namespace (ch07).
 #include "grade_entry.hpp"
 #include "kernel_under_test.h"  // the submission's kernel file, copied under this name
 

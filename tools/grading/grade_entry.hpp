@@ -1,8 +1,9 @@
 // The one function a grading child's two translation units share: grade_gemm, the submitted
-// kernel's gemm behind the contract's signature. tools/grading/grade_entry.cu defines it next to the
-// submission's kernel file; tools/grading/grade_child.cu calls it and sees nothing else of that file.
-// Build flags as for grade_child.cu: GRADE_GPU, and GRADE_HALF when A and B are fp16, GRADE_FP8
-// when they are e4m3 codes with scales and C is bf16 (the FP8 chapters' contract, harness_fp8.cuh).
+// kernel's gemm behind the contract's signature. tools/grading/grade_entry.cu defines it next to
+// the submission's kernel file; tools/grading/grade_child.cu calls it and sees nothing else of that
+// file. Build flags as for grade_child.cu: GRADE_GPU, and GRADE_HALF when A and B are fp16,
+// GRADE_FP8 when they are e4m3 codes with scales and C is bf16 (the FP8 chapters' contract,
+// harness_fp8.cuh).
 #pragma once
 
 #ifdef GRADE_GPU

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Grades a class of three for one chapter, as a worked example of tools/grading/grade.py: the chapter's
-own kernel (correct), the same with alpha negated (wrong), the same with a line that does not
-compile (broken). Checks that they PASS, FAIL on their shapes, and FAIL to compile.
+"""Grades a class of three for one chapter, as a worked example of tools/grading/grade.py: the
+chapter's own kernel (correct), the same with alpha negated (wrong), the same with a line that does
+not compile (broken). Checks that they PASS, FAIL on their shapes, and FAIL to compile.
 
   grade_example_class.py CHAPTER [OUT] [--build BUILD] [-- CHAPTER-BINARY OPTIONS...]
 
@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/<group>/..
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main():

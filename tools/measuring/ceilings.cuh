@@ -1,7 +1,7 @@
 // What the two files of tools/ceilings share: a hash, and the sm_90a part, the wgmma rate kernel of
-// tools/measuring/ceilings_wgmma.cu. That file is compiled for sm_90a alone and linked in only when gpu_archs
-// lists 90 (GEMM_CEILINGS_WGMMA); its code runs on compute capability 9.0 only, so the caller
-// checks that first.
+// tools/measuring/ceilings_wgmma.cu. That file is compiled for sm_90a alone and linked in only when
+// gpu_archs lists 90 (GEMM_CEILINGS_WGMMA); its code runs on compute capability 9.0 only, so the
+// caller checks that first.
 #pragma once
 
 #include <cuda_runtime.h>

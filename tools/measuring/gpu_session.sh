@@ -2,23 +2,27 @@
 # One batch on a GPU machine: configure, build, test, benchmark, profile. Used for every number
 # under plots/ and in the chapter READMEs:
 #
-#   tools/measuring/gpu_session.sh [plan] [ladder] [test] [bench] [suites] [ceilings] [ncu_ladder] [plot]
-#                        [stamp] [check] [flush] [repeat] [tune] [tune_hopper] [ablation]
-#                        [shapes] [suite] [ncu] [sanitize]         (default: test bench)
+#   tools/measuring/gpu_session.sh [plan] [ladder] [test] [bench] [suites] [ceilings]
+#                        [ncu_ladder] [plot] [stamp] [check] [flush] [repeat] [tune]
+#                        [tune_hopper] [ablation] [shapes] [suite] [ncu] [sanitize]
+#                        (default: test bench)
 #
 #   ladder      the results a newcomer sees, from one tree in one session (docs/results.md):
 #               stamp bench ceilings suites ncu_ladder plot check, into OUT = plots/<gpu>/
 #               (plots/h200/ on an H200). ladder1 (stamp bench ceilings plot) and ladder2
 #               (suites ncu_ladder plot check) are the same in two commands; CHAPTERS="..." splits
 #               ncu_ladder further (the profile table is remade from every chapter's log). Alone:
-#   stamp       OUT/stamp.txt: the commit, dirty or not, the date, the GPU (tools/measuring/ladder.py)
+#   stamp       OUT/stamp.txt: the commit, dirty or not, the date, the GPU
+# (tools/measuring/ladder.py)
 #   bench       every chapter at its default sizes (ladder: CSVs straight into OUT)
 #   suites      the shape suite of the last fp16 and the last fp8 chapter of the list
 #   ceilings    copy bandwidth, mma.sync, wgmma, cuBLAS (tools/ceilings) -> OUT/ceilings.csv
 #   ncu_ladder  Nsight Compute on every GPU chapter at 4096, one launch, the same metrics
-#               (tools/measuring/ladder.py metrics) -> OUT/ncu/<chapter>.csv, profile.csv, profile.md
+#               (tools/measuring/ladder.py metrics) -> OUT/ncu/<chapter>.csv, profile.csv,
+#               profile.md
 #   plot        tools/plot.py OUT (ladder.svg, all_chapters.svg, results.md...) and the suites
-#   check       every CSV of OUT that names a commit names the stamp's (tools/measuring/ladder.py check)
+#   check       every CSV of OUT that names a commit names the stamp's
+#               (tools/measuring/ladder.py check)
 #   plan        print each step's napkin time and stop: nothing is built or run (no GPU needed)
 #
 # Environment: OUT (where results go; default plots/<gpu>/ with ladder steps, else results/),
@@ -196,8 +200,9 @@ if has ceilings && [ -x build/tools/ceilings ]; then
     took
 fi
 
-# The shape suite of the last fp16 and the last fp8 chapter of the list (tools/measuring/ladder.py suites),
-# after the ceilings: the suite reads the measured copy bandwidth from OUT/ceilings.csv.
+# The shape suite of the last fp16 and the last fp8 chapter of the list
+# (tools/measuring/ladder.py suites), after the ceilings: the suite reads the measured copy
+# bandwidth from OUT/ceilings.csv.
 if has suites; then
     begin suites "shape suites: $(python3 tools/measuring/ladder.py suites | tr '\n' ' ')against their yardsticks"
     rm -rf "$OUT/suite"

@@ -3,11 +3,12 @@
 
     tools/measuring/suite.py CHAPTER_BINARY [--shapes FILE] [--out DIR] [--copy-gbs GBS]
                    [--ceilings FILE] [-- CHAPTER OPTIONS]
-    tools/measuring/suite.py --validate [--shapes FILE] [--out DIR] [--copy-gbs GBS] [-- CHAPTER OPTIONS]
+    tools/measuring/suite.py --validate [--shapes FILE] [--out DIR] [--copy-gbs GBS]
+                   [-- CHAPTER OPTIONS]
     tools/measuring/suite.py --estimate [--shapes FILE]
 
-An FP8 chapter (20-23) runs on tools/measuring/suite_shapes_fp8.txt by default, against the cuBLASLt mode
-of its arithmetic, its bytes counted with one-byte A and B and bf16 C.
+An FP8 chapter (20-23) runs on tools/measuring/suite_shapes_fp8.txt by default, against the
+cuBLASLt mode of its arithmetic, its bytes counted with one-byte A and B and bf16 C.
 It runs the chapter binary once over every shape of the list (`--sizes M1xN1xK1,...`: the harness's
 own protocol, checks, alternating rounds against cuBLAS and L2 flush), then joins the harness's CSV
 with the list's categories and writes, in DIR:
@@ -34,7 +35,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/<group>/..
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_SHAPES = os.path.join(ROOT, "tools", "measuring", "suite_shapes.txt")
 # An FP8 chapter (precision fp8_* in chapters/chapters.txt) runs on its own list by default, against
 # the cuBLASLt mode of its arithmetic (the chapter binary picks it).
@@ -354,8 +355,8 @@ def parse(argv):
     parser.add_argument("binary", nargs="?", metavar="CHAPTER_BINARY",
                         help="a GPU chapter binary, e.g. build/chapters/15_wgmma_persistent")
     parser.add_argument("--shapes", default=None,
-                        help="the shape list (default: tools/measuring/suite_shapes.txt; for an FP8 chapter, "
-                             "tools/measuring/suite_shapes_fp8.txt)")
+                        help="the shape list (default: tools/measuring/suite_shapes.txt; for an "
+                             "FP8 chapter, tools/measuring/suite_shapes_fp8.txt)")
     parser.add_argument("--out", default=os.path.join("plots", "latest", "suite"),
                         help="where the CSV, the text and raw/ go [plots/latest/suite]")
     parser.add_argument("--copy-gbs", type=float, metavar="GBS",

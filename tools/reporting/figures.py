@@ -20,7 +20,7 @@ import subprocess
 import sys
 import textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/<group>/..
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NO_MATPLOTLIB = "no matplotlib: figures not drawn (apt-get install python3-matplotlib)"
 
 # Light fills whose greys differ (luminance falls with the index), so that a shade still reads
@@ -477,7 +477,8 @@ def draw(fig_spec, path):
     fig.tight_layout()
     if "top" in fig_spec:  # inches kept above the panels for the title (tall figures)
         fig.subplots_adjust(top=1 - fig_spec["top"] / fig_spec["size"][1])
-    fig.savefig(path, metadata={"Date": None, "Description": "tools/reporting/figures.py from tools/layouts; "
+    fig.savefig(path, metadata={"Date": None,
+                                "Description": "tools/reporting/figures.py from tools/layouts; "
                                 f"cells {digest(fig_spec)}"})
     plt.close(fig)
     return drawn
