@@ -120,8 +120,7 @@ void start_driver() {
 #endif
 
 __attribute__((constructor(101))) void before_the_submission() {
-# fdef GRADE_NPROC  // tools/grading/grade.py's limit on the processes and threads of the sandbox's
-# user
+#ifdef GRADE_NPROC  // tools/grading/grade.py's limit on the processes and threads of the sandbox
     const rlimit procs{GRADE_NPROC, GRADE_NPROC};
     ::setrlimit(RLIMIT_NPROC, &procs);
 #endif
