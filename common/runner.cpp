@@ -345,7 +345,8 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
             return 2;
         }
     }
-    std::cout << "\nwrote " << csv_path << " (tools/plot.py " << o.out_dir << " draws the charts)\n"
+    std::cout << "\nwrote " << csv_path << " (tools/reporting/plot.py " << o.out_dir
+              << " draws the charts)\n"
               << (all_pass ? "all checks passed" : "SOME CHECKS FAILED") << std::endl;
     return all_pass ? 0 : 1;
 }

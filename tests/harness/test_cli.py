@@ -92,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
         csv_path = os.path.join(tmp, chapter + ".csv")
         expect(os.path.exists(csv_path), "CSV written to --out")
         expect(not os.path.exists(os.path.join(tmp, chapter + ".svg")),
-               "no chart from the binary (tools/plot.py draws them)")
+               "no chart from the binary (tools/reporting/plot.py draws them)")
         if os.path.exists(csv_path):
             rows = list(csv.DictReader(open(csv_path)))
             expect(len(rows) == 2, f"one CSV row per size (got {len(rows)})")

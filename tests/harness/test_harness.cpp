@@ -571,7 +571,7 @@ TEST_SUITE("output") {
         std::remove("test_bad.csv");
     }
 
-    TEST_CASE("peaks.csv has the columns tools/plot.py reads, the device quoted") {
+    TEST_CASE("peaks.csv has the columns tools/reporting/plot.py reads, the device quoted") {
         write_peaks("test_peaks.csv", {"GPU, 1", 1.5, 2.5, 3.5});
         std::ifstream f("test_peaks.csv");
         std::stringstream text;

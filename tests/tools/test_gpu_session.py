@@ -176,7 +176,7 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(len(rows) >= len(gpu) and all(r["kernel"] == "main_kernel" and
                                          r["stall_1"] == "long_scoreboard" for r in rows),
            f"profile.csv: each chapter's longest kernel and its largest stall ({rows[:1]})")
-    expect(os.path.exists(os.path.join(out, "results.md")), "results.md drawn by tools/plot.py")
+    expect(os.path.exists(os.path.join(out, "results.md")), "results.md drawn by tools/reporting/plot.py")
     for step in ("bench", "suites", "ceilings", "Nsight Compute", "charts"):
         expect(step in p.stdout, f"the log names the step {step}")
     expect(p.stdout.count("estimate: ") >= 5 and p.stdout.count("took ") >= 5,

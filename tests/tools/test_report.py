@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tools/plot.py as a user runs it, no GPU needed: every chart and the results table from the
-committed H100 CSVs and from small CSVs with the newer columns (the ratio's spread, the timing
+"""tools/reporting/plot.py as a user runs it, no GPU needed: every chart and the results table from
+the committed H100 CSVs and from small CSVs with the newer columns (the ratio's spread, the timing
 conditions, measured ceilings, a shape sweep's steps); bad command lines and bad CSVs exit 2
 naming what is wrong; without matplotlib, the table alone and one line saying so.
 
@@ -250,7 +250,7 @@ expect(120 < plot.intensity(result("15_wgmma_persistent", "fp16", 4096))[0] < 12
        "chapter 15 at 4096: under the 128 FLOP/byte of its header, which leaves C out")
 
 # The ladder's eras: one table (plot.ERAS), every chapter of the list in an era of its own kind.
-sys.path.insert(0, os.path.dirname(os.path.abspath(plot_py)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(plot_py)), "..", "build"))
 import chapters as chapter_list  # noqa: E402
 listed = chapter_list.load()
 eras = [plot.era_of(c) for c in listed]

@@ -63,7 +63,8 @@ else:
         steps_path = path[:-4] + ".steps.csv"
         steps = list(csv.DictReader(open(steps_path))) if os.path.exists(steps_path) else []
         # 128x256 tiles: N = 257 and 513 add a column of tiles (one wave either way on any GPU
-        # with at least 6 resident blocks). tools/plot.py draws them (tests/tools/test_report.py).
+        # with at least 6 resident blocks). tools/reporting/plot.py draws them
+        # (tests/tools/test_report.py).
         if [(s["x"], s["tiles"], s["new_wave"]) for s in steps] != [("257", "4", "false"),
                                                                       ("513", "6", "false")]:
             failures.append(f"{steps_path}: the steps at N = 257 and 513, got {steps}")

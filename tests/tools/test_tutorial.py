@@ -82,8 +82,8 @@ class Env:
         make_stubs(self.bin, self.log)
         self.caller = os.path.join(tmp, "caller")  # where the user runs the script from
         os.makedirs(self.caller)
-        # matplotlib fails to import: tools/plot.py writes results.md alone, at once (the charts
-        # are tests/tools/test_report.py's; drawing them here took a second a call).
+        # matplotlib fails to import: tools/reporting/plot.py writes results.md alone, at once (the
+        # charts are tests/tools/test_report.py's; drawing them here took a second a call).
         self.blocker = os.path.join(tmp, "no-matplotlib")
         os.makedirs(os.path.join(self.blocker, "matplotlib"))
         with open(os.path.join(self.blocker, "matplotlib", "__init__.py"), "w") as f:
@@ -242,7 +242,7 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(os.path.isdir(os.path.join(env.caller, "myresults")),
            f"a relative GEMM_RESULTS_DIR is created in the caller's directory (rc {rc}, {err!r})")
     # With CSVs in the results directory, the charts and results.md are drawn by the repository's
-    # tools/plot.py, whatever the caller's directory.
+    # tools/reporting/plot.py, whatever the caller's directory.
     # A stand-in chapter binary writes a CSV of the harness's columns into its --out.
     run_build = os.path.join(tmp, "run-build")
     fake_build_dir(run_build)
@@ -255,7 +255,7 @@ with tempfile.TemporaryDirectory() as tmp:
                f'"device,chapter,precision,M,N,K,gflops\\nCPU,01_cpu_naive,fp32,64,64,64,1.5\\n")\n')
     rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=run_build, GEMM_RESULTS_DIR="myresults")
     expect(os.path.exists(os.path.join(env.caller, "myresults", "results.md")),
-           f"run draws results.md with the repository's tools/plot.py from any directory "
+           f"run draws results.md with the repository's tools/reporting/plot.py from any directory "
            f"(rc {rc}, {out[-300:]!r}, {err[-300:]!r})")
     # The chapters' own --out: the results go there, and run draws and reports that folder.
     rc, out, err = env.run(["run", "01", "--", "--sizes", "64", "--out", "mine"],

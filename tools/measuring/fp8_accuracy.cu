@@ -12,7 +12,7 @@
 //    tensor (amax / 448) or per block, multiplied by chapters 22 and 23 and cuBLASLt; the error is
 //    against the product of the float inputs, per row (small rows lose their bits to subnormals
 //    under one scale per tensor).
-// Writes <out>/fp8_accuracy.csv (tools/plot.py draws fp8_accuracy.svg from it).
+// Writes <out>/fp8_accuracy.csv (tools/reporting/plot.py draws fp8_accuracy.svg from it).
 //   build/tools/fp8_accuracy [--out DIR] [--m 256] [--kmax 65536] [--seed 2024]
 #include <cmath>
 #include <cstdio>
@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
         std::fflush(stdout);
     }
-    std::printf("\nwrote %s (tools/plot.py %s draws fp8_accuracy.svg)\n", path.c_str(),
+    std::printf("\nwrote %s (tools/reporting/plot.py %s draws fp8_accuracy.svg)\n", path.c_str(),
                 out.c_str());
     return csv ? 0 : 1;
 }

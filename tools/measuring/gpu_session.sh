@@ -20,7 +20,8 @@
 #   ncu_ladder  Nsight Compute on every GPU chapter at 4096, one launch, the same metrics
 #               (tools/measuring/ladder.py metrics) -> OUT/ncu/<chapter>.csv, profile.csv,
 #               profile.md
-#   plot        tools/plot.py OUT (ladder.svg, all_chapters.svg, results.md...) and the suites
+#   plot        tools/reporting/plot.py OUT (ladder.svg, all_chapters.svg, results.md...) and the
+# suites
 #   check       every CSV of OUT that names a commit names the stamp's
 #               (tools/measuring/ladder.py check)
 #   plan        print each step's napkin time and stop: nothing is built or run (no GPU needed)
@@ -93,7 +94,8 @@ mkdir -p "$OUT"
 if [ $is_ladder = 1 ]; then exec > >(tee -a "$OUT/session.log") 2>&1; fi
 echo "results go to $OUT/"
 
-# The charts (tools/plot.py) need matplotlib: Debian's python3-matplotlib is for /usr/bin/python3.
+# The charts (tools/reporting/plot.py) need matplotlib: Debian's python3-matplotlib is for
+# /usr/bin/python3.
 PLOT_PY=python3
 python3 -c "import matplotlib" 2>/dev/null || PLOT_PY=/usr/bin/python3
 
@@ -158,7 +160,7 @@ if has bench; then
         "build/chapters/$ch" --out "$bench_dir" "${extra[@]}" > "$bench_dir/$ch.txt" 2>&1
         echo "$ch exit $?"; tail -n +7 "$bench_dir/$ch.txt" | grep -vE "^$|wrote|checks passed"
     done
-    [ $is_ladder = 1 ] || "$PLOT_PY" tools/plot.py "$bench_dir"
+    [ $is_ladder = 1 ] || "$PLOT_PY" tools/reporting/plot.py "$bench_dir"
     if [ $is_ladder = 0 ]; then
         # The step between chapters 01 and 02 at 1024, on this machine's CPU, with OpenBLAS.
         for ch in $CPU_CHAPTERS; do
@@ -257,10 +259,10 @@ if has ncu_ladder; then
 fi
 
 if has plot; then
-    begin plot "charts: tools/plot.py $OUT (ladder.svg, all_chapters.svg, results.md, roofline.svg)"
-    "$PLOT_PY" tools/plot.py "$OUT"
+    begin plot "charts: tools/reporting/plot.py $OUT (ladder.svg, all_chapters.svg, results.md, roofline.svg)"
+    "$PLOT_PY" tools/reporting/plot.py "$OUT"
     find "$OUT/suite" -name 'suite_*.csv' 2>/dev/null | while read -r f; do
-        "$PLOT_PY" tools/plot.py "$(dirname "$f")"
+        "$PLOT_PY" tools/reporting/plot.py "$(dirname "$f")"
     done
     took
 fi
@@ -306,7 +308,7 @@ if has ablation && [ -x build/tools/ablation ]; then
     build/tools/ablation --sizes 4096,8192 --reps 20 --check off --out "$OUT/ablation" \
         > "$OUT/ablation.txt" 2>&1
     echo "ablation exit $?"; grep -E "^== |^4096|^8192" "$OUT/ablation.txt"
-    "$PLOT_PY" tools/plot.py "$OUT"/ablation/ablation_*.csv
+    "$PLOT_PY" tools/reporting/plot.py "$OUT"/ablation/ablation_*.csv
     nvidia-smi -q -d POWER > "$OUT/ablation/power_limits.txt" 2>&1
     grep -E "Current Power Limit|Max Power Limit" "$OUT/ablation/power_limits.txt" | head -2
     for probe in full same_ktile no_copies no_ldmatrix mma_only; do
@@ -336,7 +338,7 @@ if has shapes && [ -x build/tools/shape_sweep ]; then
     build/tools/shape_sweep --chapter 10 --m 4096 --n 3840:4608:32 --k 4096 --reps 10 \
         --name tiles_10 --out "$OUT/shapes" > "$OUT/shapes/tiles_10.txt" 2>&1
     echo "tiles 10 exit $?"
-    "$PLOT_PY" tools/plot.py "$OUT/shapes"
+    "$PLOT_PY" tools/reporting/plot.py "$OUT/shapes"
     grep -h -A12 "^tile model" "$OUT"/shapes/*.txt | head -40
 fi
 
@@ -357,7 +359,7 @@ if has suite; then
         python3 tools/measuring/suite.py "build/chapters/$suite_ch" --out "$OUT/suite/run$i" "${ceil[@]}" \
             > "$OUT/suite/run$i.txt" 2>&1
         echo "suite run $i exit $?"; sed -n '/^geomean/,/^wall time/p' "$OUT/suite/run$i.txt"
-        "$PLOT_PY" tools/plot.py --png "$OUT/suite/run$i"
+        "$PLOT_PY" tools/reporting/plot.py --png "$OUT/suite/run$i"
     done
 fi
 

@@ -195,7 +195,7 @@ def plan(args):
                 bench_seconds(c, ["4096"], 1, known, reps=1, warmup=0)[0] - PROCESS_S for c in gpu)
             how = f"napkin: {len(gpu)} GPU chapters at 4096, one launch each"
         elif step == "plot":
-            s, how = 20.0, "napkin: tools/plot.py on the folder"
+            s, how = 20.0, "napkin: tools/reporting/plot.py on the folder"
         else:
             raise InputError(f"plan: no step '{step}' (steps: build bench suites ceilings ncu "
                              f"plot)")

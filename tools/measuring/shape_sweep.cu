@@ -1,8 +1,8 @@
 // Sweeps one dimension of the GEMM shape for one GPU chapter and cuBLAS: the same checks and
 // timing as a chapter run (it is one: run_gpu_chapter over the swept shapes, writing its CSV),
 // then a second CSV of the chapter's predicted tile and wave steps where the tool knows the
-// chapter's tile (chapters 10 and 11); tools/plot.py draws GFLOPS against the swept dimension
-// with the steps on it. See docs/shapes.md.
+// chapter's tile (chapters 10 and 11); tools/reporting/plot.py draws GFLOPS against the swept
+// dimension with the steps on it. See docs/shapes.md.
 //   build/tools/shape_sweep --chapter 10 --m 5120 --n 33700:33720:2 --k 1024 [--reps 10] [--out DIR]
 #include <cstdio>
 #include <functional>
@@ -163,7 +163,7 @@ const char* kUsage =
     "Usage: shape_sweep --chapter CH --m M --n N --k K [chapter options]\n"
     "Times one GPU chapter and cuBLAS over a range of shapes, checking each, and writes\n"
     "OUT/NAME.csv (the run) and OUT/NAME.steps.csv (the predicted steps); NAME is --name, by\n"
-    "default sweep_<chapter>_<dim>. `tools/plot.py OUT` draws GFLOPS against the swept\n"
+    "default sweep_<chapter>_<dim>. `tools/reporting/plot.py OUT` draws GFLOPS against the swept\n"
     "dimension with the steps on it.\n\n"
     "  --chapter CH     a GPU chapter built for every architecture: its number or full name\n"
     "  --m, --n, --k    a size (5120), a range LO:HI[:STEP] (33700:33720:2) or a list (a,b,c);\n"
@@ -249,8 +249,9 @@ int main(int argc, char** argv) {
                                   {id, std::string("shape sweep of ") + s.chapter->id, 75, {}});
     if (rc == 2 || rc == 77) return rc;
 
-    // The predicted steps, for tools/plot.py to draw over the run's CSV: one row per step, or one
-    // row with the step columns empty when there is none (or no tile model for the chapter).
+    // The predicted steps, for tools/reporting/plot.py to draw over the run's CSV: one row per
+    // step, or one row with the step columns empty when there is none (or no tile model for the
+    // chapter).
     try {
         std::ostringstream steps;
         steps << "chapter,swept,BM,BN,sms,blocks_per_sm,x,tiles,waves,new_wave\n";
@@ -285,9 +286,9 @@ int main(int argc, char** argv) {
         }
         const std::string path = s.out_dir + "/" + id + ".steps.csv";
         gemm::write_text(path, steps.str());
-        std::cout << "wrote " << path << " (tools/plot.py " << s.out_dir << " draws GFLOPS against "
-                  << dim << (found.empty() ? "" : " with the predicted tile and wave steps")
-                  << ")\n";
+        std::cout << "wrote " << path << " (tools/reporting/plot.py " << s.out_dir
+                  << " draws GFLOPS against " << dim
+                  << (found.empty() ? "" : " with the predicted tile and wave steps") << ")\n";
     } catch (const std::exception& e) {
         std::cerr << "shape_sweep: error: " << e.what() << "\n";
         return 1;

@@ -18,9 +18,9 @@ with the list's categories and writes, in DIR:
   suite_<chapter>.txt  the suite's table and summary (also on stdout, after the chapter's output)
   raw/                 the chapter's output (BINARY.txt), CSV and peaks.csv as it wrote them
 
-tools/plot.py DIR draws suite_<chapter>.svg from the CSV. --validate checks the command line and
-the shape list only (./tutorial suite runs it before building); --estimate prints the napkin run
-time of the list. docs/shapes.md ("The shape suite") explains how to read the results.
+tools/reporting/plot.py DIR draws suite_<chapter>.svg from the CSV. --validate checks the command
+line and the shape list only (./tutorial suite runs it before building); --estimate prints the
+napkin run time of the list. docs/shapes.md ("The shape suite") explains how to read the results.
 Exit: 0 every shape measured and checked, 1 a check failed or the chapter stopped, 2 a bad
 command line or shape list, 77 no usable GPU (the chapter's exit codes, passed on).
 """
@@ -494,7 +494,7 @@ def main(argv):
     with open(text_path, "w") as f:
         f.write("\n".join(report) + "\n")
     report.append(f"wrote {shown(csv_path)} and {shown(text_path)}; the chapter's own output "
-                  f"and CSV are in {shown(raw)}/ (tools/plot.py {shown(args.out)} draws "
+                  f"and CSV are in {shown(raw)}/ (tools/reporting/plot.py {shown(args.out)} draws "
                   f"suite_{chapter}.svg)")
     print("\n" + "\n".join(report))
     if mismatch:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The charts and the results table, drawn from the CSVs the harness writes.
 
-    tools/plot.py [--out DIR] [--png] PATH...
+    tools/reporting/plot.py [--out DIR] [--png] PATH...
 
 PATH is a results directory (every CSV directly in it) or CSV files. Each file is recognized by
 its header, and columns are found by name, so older CSVs with fewer columns still plot:
@@ -78,7 +78,7 @@ NAPKIN = {
 def list_precisions():
     """{chapter id: the harness's precision name} from chapters/chapters.txt (tools/chapters.py):
     a CSV row without its precision column takes its chapter's (fp8_* -> e4m3)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     try:
         import chapters
         return {c.id: "e4m3" if c.precision.startswith("fp8") else c.precision
@@ -485,7 +485,7 @@ def results_md(rows):
                 "chapter's yardstick timed in the same run" +
                 ("; where a range follows, the percentage is the median of the ratios of "
                  "alternating rounds and the range their lowest to highest" if spread else "") +
-                ". Written by `tools/plot.py`; regenerate with `./tutorial run`.")
+                ". Written by `tools/reporting/plot.py`; regenerate with `./tutorial run`.")
     text += ["", results_table(rows)]
     timing = [(ch, while_timing([r for r in rows if r.chapter == ch]))
               for ch in sorted({r.chapter for r in rows})]
@@ -562,7 +562,7 @@ def era_of(chapter):
 
 def chapter_list():
     """The chapters of chapters/chapters.txt (tools/chapters.py), or [] when it cannot be read."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     try:
         import chapters
         return chapters.load()
@@ -870,7 +870,7 @@ class Charts:
         bottom = min([p[2] for ps in points.values() for p in ps] + [x_lo * bw])
         ax.set_ylim(bottom / 2, top * 2.5)
         ax.set_xlabel("arithmetic intensity: FLOP per byte the chapter's tiling asks of global "
-                      "memory (napkin model, tools/plot.py), log scale")
+                      "memory (napkin model, tools/reporting/plot.py), log scale")
         roof_legend = ax.legend(handles=roof_lines, loc="lower left", bbox_to_anchor=(1.01, 0.0),
                                 fontsize=8, title="roofs", title_fontsize=8, frameon=False)
         ax.add_artist(roof_legend)
