@@ -15,9 +15,10 @@ its header, and columns are found by name, so older CSVs with fewer columns stil
   peaks.csv and/or ceilings.csv -> roofline.svg for that device
   NAME.csv beside NAME.steps.csv -> NAME.svg: a shape sweep (tools/shape_sweep) with its
                                    predicted tile and wave steps
-  suite_CHAPTER.csv (a category   -> suite_CHAPTER.svg: the shape suite (tools/suite.py), one bar
-  column)                          per shape, % of cuBLAS with the rounds' spread, sorted and
-                                   coloured by category; the geomean in the title
+  suite_CHAPTER.csv (a category   -> suite_CHAPTER.svg: the shape suite
+  column)                          (tools/measuring/suite.py), one bar per shape, % of cuBLAS with
+                                   the rounds' spread, sorted and coloured by category; the
+                                   geomean in the title
   fp8_accuracy.csv (tools/fp8_accuracy) -> fp8_accuracy.svg: relative error against K of each
                                    FP8 kernel and cuBLASLt, one panel per input distribution
 
@@ -76,8 +77,9 @@ NAPKIN = {
 
 
 def list_precisions():
-    """{chapter id: the harness's precision name} from chapters/chapters.txt (tools/chapters.py):
-    a CSV row without its precision column takes its chapter's (fp8_* -> e4m3)."""
+    """{chapter id: the harness's precision name} from chapters/chapters.txt
+    (tools/build/chapters.py): a CSV row without its precision column takes its chapter's
+    (fp8_* -> e4m3)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     try:
         import chapters
@@ -195,8 +197,8 @@ def read_results(path, header, rows):
 
 
 def read_suite(path, header, rows):
-    """A shape suite's rows (tools/suite.py): a results CSV with a category per shape, a note, and
-    the memory-bound end (the % of the copy bandwidth of the shapes below the ridge)."""
+    """A shape suite's rows (tools/measuring/suite.py): a results CSV with a category per shape, a
+    note, and the memory-bound end (the % of the copy bandwidth of the shapes below the ridge)."""
     missing = [c for c in ("pct_of_yardstick", "category") if c not in header]
     if missing:
         raise InputError(f"{path}:1: no column {', '.join(missing)} (not a suite CSV?)")
@@ -251,7 +253,7 @@ class Inputs:
     def __init__(self):
         self.results = []  # [(stem, [Result])], chapters (and anything not a sweep)
         self.sweeps = []  # [(stem, [Result], [step rows])]
-        self.suites = []  # [(stem, [Result] with a category)], tools/suite.py
+        self.suites = []  # [(stem, [Result] with a category)], tools/measuring/suite.py
         self.accuracy = []  # [(stem, [row dicts])], tools/fp8_accuracy
         self.peaks = {}
         self.ceilings = {}
@@ -561,7 +563,8 @@ def era_of(chapter):
 
 
 def chapter_list():
-    """The chapters of chapters/chapters.txt (tools/chapters.py), or [] when it cannot be read."""
+    """The chapters of chapters/chapters.txt (tools/build/chapters.py), or [] when it cannot be
+    read."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     try:
         import chapters
