@@ -5,9 +5,9 @@ Usage: test_docs.py REPOSITORY_ROOT
 
 Checked:
 - every relative link of every tracked *.md leads to a file or folder, and every committed path
-  under plots/ that a Markdown file outside plots/ names exists (code blocks, fenced or indented,
-  are commands and HTML comments notes: skipped; plots/latest/ is never committed; a path with
-  *, {, NN, < or $ is a pattern). A link to chapters/<id>/ of a chapter agreed in docs/reading-order.md's numbering
+  under plots/ and every source file of tools/ or tests/ that a Markdown file outside plots/ names
+  exists (code blocks, fenced or indented, are commands and HTML comments notes: skipped;
+  plots/latest/ is never committed; a path with *, {, NN, < or $ is a pattern). A link to chapters/<id>/ of a chapter agreed in docs/reading-order.md's numbering
   table but not yet on the list is reported, not failed;
 - the README's chapter map: every chapter of chapters/chapters.txt in it, in order, each with its
   link and "9.0 only" exactly for the Hopper chapters; a row for an agreed chapter not yet on the
@@ -81,6 +81,9 @@ def tracked_markdown():
 # --- Links and committed paths ------------------------------------------------------------------
 LINK = re.compile(r"\]\(([^()\s]+)\)")
 PLOTS = re.compile(r"(?<![\w/.])(plots/[A-Za-z0-9_./+{},*$<>-]*)")
+# A source file of tools/ or tests/ named in the text (not build/tools/NAME, a binary): it exists.
+SOURCES = re.compile(r"(?<![\w/.$])((?:tools|tests)/[A-Za-z0-9_/]+"
+                     r"\.(?:py|sh|cu|cuh|cpp|hpp|txt|md))(?!\w)")
 checked = 0
 for md in tracked_markdown():
     if md.startswith("plots/latest/"):
@@ -111,6 +114,10 @@ for md in tracked_markdown():
             checked += 1
             expect(os.path.exists(os.path.join(ROOT, path)),
                    f"{md}: names {path}, which is not in the repository")
+        for path in [] if md.startswith("plots/") else SOURCES.findall(line):
+            checked += 1
+            expect(os.path.exists(os.path.join(ROOT, path)),
+                   f"{md}: names {path}, which is not in the repository (moved?)")
 
 # --- The README's chapter map -------------------------------------------------------------------
 readme = read("README.md")
