@@ -9,8 +9,8 @@ const ChapterInfo& chapter_info(const std::string& id) {
     for (const ChapterInfo& c : chapter_list())
         if (c.id == id) return c;
     throw std::logic_error("chapter '" + id +
-                           "' is not in chapters/chapters.txt: add its line there (tools/chapters.py "
-                           "explains the columns)");
+                           "' is not in chapters/chapters.txt: add its line there "
+                           "(tools/build/chapters.py explains the columns)");
 }
 
 }  // namespace gemm

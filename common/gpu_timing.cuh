@@ -1,5 +1,5 @@
 // Device-side helpers of the harness: the timing loop, and the upload of host inputs, which the
-// grading child process (tools/grade_child.cu) shares. Nothing here needs cuBLAS.
+// grading child process (tools/grading/grade_child.cu) shares. Nothing here needs cuBLAS.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -239,7 +239,8 @@ std::string usage(const std::string& program, const std::vector<Shape>& default_
       << "  --grade          autograder: check shapes drawn from --seed, then time the largest\n"
       << "                   default size (or --sizes); writes DIR/<chapter>.grade.json\n"
       << "  --remote PROG    with --grade: run the kernel in the child process PROG (built by\n"
-      << "                   tools/grade.py from a submission); this binary checks what it returns\n"
+      << "                   tools/grading/grade.py from a submission); this binary checks what\n"
+      << "                   it returns\n"
       << "  --timeout S      with --remote: seconds the child may take per request  [" << d.timeout_s << "]\n"
       << "  --help           this text\n\n"
       << "Exit codes: 0 every check passed, 1 a check failed, 2 bad usage, 77 no usable GPU.\n";

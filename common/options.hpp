@@ -26,7 +26,7 @@ struct Options {
     std::string out_dir = "plots/latest";
     int device = 0;
     bool grade = false;  // autograder mode: hidden shapes from --seed, short benchmark
-    std::string remote;  // --grade only: the kernel runs in this child process (tools/grade.py)
+    std::string remote;  // --grade only: the kernel's child process (tools/grading/grade.py)
     int timeout_s = 120;  // --remote: seconds the child may take to answer one request
     bool help = false;
 };

@@ -1,8 +1,8 @@
 // The trusted side of a grade: a Backend whose chapter kernel runs in a child process.
-// The child (tools/grade_child.cu around a submitted kernel, sandboxed by tools/grade.py) only
-// computes; this process makes the inputs, checks what comes back against its own reference,
-// times every run on its own clock, times the yardstick itself and writes the verdict. See
-// docs/assignments.md for the threat model.
+// The child (tools/grading/grade_child.cu around a submitted kernel, sandboxed by
+// tools/grading/grade.py) only computes; this process makes the inputs, checks what comes back
+// against its own reference, times every run on its own clock, times the yardstick itself and
+// writes the verdict. See docs/assignments.md for the threat model.
 #pragma once
 
 #include <memory>
@@ -19,7 +19,7 @@ struct RemoteError : std::runtime_error {
 };
 
 // --remote with this program checks the whole command line (options, sizes, that they fit on this
-// machine) and exits 0 without running anything: tools/grade.py asks it before it builds.
+// machine) and exits 0 without running anything: tools/grading/grade.py asks it before it builds.
 constexpr const char* kRemoteCheckOnly = ":check";
 
 // What a grade says about a failed check of a child's C: the check and what was wrong ("out of

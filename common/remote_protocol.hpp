@@ -1,8 +1,9 @@
 // What a trusted grade (a chapter binary with --grade --remote) and its child process (built by
-// tools/grade.py from a submitted kernel and tools/grade_child.cu) say to each other, and the two
-// functions both ends must compute alike. The child reads requests on file descriptor 3 and
-// answers on 4; its stdout and stderr go to a log that the grade never reads for its verdict.
-// Both ends run on one machine: native byte order. Every reply starts with a u32 status, 0 = done.
+// tools/grading/grade.py from a submitted kernel and tools/grading/grade_child.cu) say to each
+// other, and the two functions both ends must compute alike. The child reads requests on file
+// descriptor 3 and answers on 4; its stdout and stderr go to a log that the grade never reads for
+// its verdict. Both ends run on one machine: native byte order. Every reply starts with a u32
+// status, 0 = done.
 //
 //   load:   Op::Load, LoadHeader, A[n_a], B[n_b], C[n_c]  (floats, padding included; C initial)
 //           FP8 (fp8 = 1): Op::Load, LoadHeader, A[n_a], B[n_b] (e4m3 codes, bytes), scale_a[n_sa],

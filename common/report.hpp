@@ -1,5 +1,5 @@
-// What a run leaves behind: a table on stdout and a CSV with a fixed schema (tools/plot.py draws
-// the charts from the CSVs).
+// What a run leaves behind: a table on stdout and a CSV with a fixed schema
+// (tools/reporting/plot.py draws the charts from the CSVs).
 #pragma once
 
 #include <string>

@@ -240,8 +240,8 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
     std::cout << "\n"
               << info.id << ": " << passed << "/" << problems.size() << " shapes correct; wrote "
               << path << "\nGRADE: " << (all ? "PASS" : "FAIL") << std::endl;
-    // tools/grade.py takes the verdict from that file only, in an --out folder of its own that
-    // the --remote child's sandbox does not contain.
+    // tools/grading/grade.py takes the verdict from that file only, in an --out folder of its own
+    // that the --remote child's sandbox does not contain.
     return all ? 0 : 1;
 }
 
@@ -287,7 +287,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         return 1;
     }
 
-    if (o.remote == kRemoteCheckOnly) {  // tools/grade.py asks before it builds anything
+    if (o.remote == kRemoteCheckOnly) {  // tools/grading/grade.py asks before it builds anything
         std::cout << info.id << ": the command line is valid for a grade on this machine\n";
         return 0;
     }
@@ -345,7 +345,8 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
             return 2;
         }
     }
-    std::cout << "\nwrote " << csv_path << " (tools/plot.py " << o.out_dir << " draws the charts)\n"
+    std::cout << "\nwrote " << csv_path << " (tools/reporting/plot.py " << o.out_dir
+              << " draws the charts)\n"
               << (all_pass ? "all checks passed" : "SOME CHECKS FAILED") << std::endl;
     return all_pass ? 0 : 1;
 }

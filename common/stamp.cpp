@@ -1,4 +1,4 @@
-// The lookup of a result's stamps in the table tools/stamps.py generates at build time.
+// The lookup of a result's stamps in the table tools/build/stamps.py generates at build time.
 #include "stamp.hpp"
 
 namespace gemm {

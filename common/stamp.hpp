@@ -1,7 +1,8 @@
 // Which sources a result came from, stamped on every CSV row: the commit the binary was built
 // from, whether the tree had uncommitted changes, and a hash of the chapter's kernel sources (its
-// kernel file and what it includes within the repository). Taken at build time by tools/stamps.py,
-// which also finds the committed results whose kernel has changed since (docs/harness.md).
+// kernel file and what it includes within the repository). Taken at build time by
+// tools/build/stamps.py, which also finds the committed results whose kernel has changed since
+// (docs/harness.md).
 #pragma once
 
 #include <string>

@@ -1,5 +1,6 @@
 // Reads back a results CSV that write_csv (common/report.hpp) wrote: the tests' side of the CSV
-// round trip. The tools read the CSVs in Python (tools/plot.py); nothing else reads them in C++.
+// round trip. The tools read the CSVs in Python (tools/reporting/plot.py); nothing else reads them
+// in C++.
 #pragma once
 
 #include <algorithm>

@@ -229,7 +229,7 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: pairs sharing B, scales per block (tools/tune.cu times CLUSTER 1 and ORDERED).
+// The chapter: pairs sharing B, scales per block (tools/measuring/tune.cu: CLUSTER 1, ORDERED).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {

@@ -1,7 +1,7 @@
 // PTX wrappers taught in chapter 11: ldmatrix (8x8 matrices of halves from shared memory into the
 // registers of a warp) and mma.sync m16n8k16, with the lane layouts the PTX ISA documents for them
-// as host-callable functions (what chapter 11's README and tools/figures.py draw, what the kernels
-// index their accumulators with). sm_75 has no m16n8k16: there it becomes two m16n8k8.
+// as host-callable functions (what chapter 11's README and tools/reporting/figures.py draw, what
+// the kernels index their accumulators with). sm_75 has no m16n8k16: there it becomes two m16n8k8.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -20,7 +20,7 @@ __device__ inline unsigned smem_u32(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// ---- the layouts, host-callable: the kernels use them, tools/figures.py draws them
+// ---- the layouts, host-callable: the kernels use them, tools/reporting/figures.py draws them
 // ----------------
 
 // The 128-byte swizzle (TMA's CU_TENSOR_MAP_SWIZZLE_128B, the descriptor's swizzle mode 1) of a

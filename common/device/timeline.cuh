@@ -1,6 +1,6 @@
 // Phase timestamps inside a kernel, for the per-SM timelines of chapters 14 and 15
-// (tools/timeline.cu records them, tools/timeline.py draws them). Compiled in only with
-// -DGEMM_TIMELINE: without it GEMM_MARK(...) is nothing and the kernels are bit-identical
+// (tools/measuring/timeline.cu records them, tools/reporting/timeline.py draws them). Compiled in
+// only with -DGEMM_TIMELINE: without it GEMM_MARK(...) is nothing and the kernels are bit-identical
 // (cuobjdump -sass, README of chapter 14). With it, the thread for which `cond` holds records
 // %globaltimer (nanoseconds, one clock for the whole GPU), its SM, its block, the phase, the output
 // tile and its role (0: the producer warpgroup, 1..: a consumer warpgroup) into the buffer the host

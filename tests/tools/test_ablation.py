@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""tools/ablation as a user runs it: the `full` probe is chapter 11's kernel (it passes the check),
+the others really leave parts out (they fail it), and a shape outside the probes' whole tiles
+exits 2 with a message that says so.
+
+Usage: test_ablation.py ABLATION
+Exit: 0 pass, 1 fail, 77 skipped (no usable GPU, GEMM_REQUIRE_GPU unset).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/no_gpu.py
+from no_gpu import skip_or_fail  # noqa: E402
+
+tool = sys.argv[1]
+failures = []
+
+
+def run(probe, *args):
+    env = dict(os.environ, GEMM_ABLATION_ONLY=probe)
+    with tempfile.TemporaryDirectory() as out:
+        return subprocess.run([tool, *args, "--out", out], capture_output=True, text=True,
+                              timeout=600, env=env)
+
+
+def expect(cond, what, p):
+    if not cond:
+        failures.append(what)
+        print(f"FAIL: {what}\n  exit {p.returncode}\n  stdout: {p.stdout[-800:]}\n  stderr: {p.stderr[-800:]}")
+
+
+p = run("full", "--help")
+expect(p.returncode == 0 and "--sizes" in p.stdout, "--help exits 0 and prints the usage", p)
+
+small = ["--sizes", "256x256x512,384x512x192", "--reps", "2", "--warmup", "1"]
+p = run("full", *small)
+if p.returncode == 77:
+    skip_or_fail(p.stdout)
+expect(p.returncode == 0 and p.stdout.count("PASS") == 2, "the full probe passes the full check", p)
+
+# Each probe computes a wrong product (several k-tiles, so that leaving copies out matters): the
+# harness must catch every one of them.
+for probe in ["same_ktile", "no_copies", "no_ldmatrix", "mma_only"]:
+    p = run(probe, *small)
+    expect(p.returncode == 1 and "FAIL" in p.stdout, f"probe {probe} fails the check", p)
+
+for shape in ["100", "128x256x32", "256x128x64"]:
+    p = run("no_copies", "--sizes", shape, "--check", "off", "--reps", "1", "--warmup", "0")
+    expect(p.returncode == 2 and "whole 128x256x64 tiles" in p.stderr,
+           f"shape {shape} exits 2 and names the probes' tile", p)
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("ablation: all checks passed")

@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""An edited kernel rebuilds its chapter: ninja must know each GPU chapter's object depends on its
+kernel.cuh and on common/ (meson before 1.4 gives nvcc no dependency-file options; meson.build adds
+them). Reads `ninja -t deps` of the build this test runs in.
+
+Usage: test_build_deps.py BUILD_DIR CHAPTER...
+"""
+import subprocess
+import sys
+
+build, chapters = sys.argv[1], sys.argv[2:]
+failures = 0
+for ch in chapters:
+    obj = f"chapters/{ch}.p/{ch}_main.cu.o"
+    p = subprocess.run(["ninja", "-C", build, "-t", "deps", obj], capture_output=True, text=True)
+    deps = p.stdout
+    want = [f"chapters/{ch}/kernel.cuh", "common/cuda_check.cuh"]
+    missing = [w for w in want if w not in deps]
+    ok = p.returncode == 0 and not missing
+    print(("ok   " if ok else "FAIL ") + f"{obj} depends on {', '.join(want)}"
+          + ("" if ok else f" (missing: {', '.join(missing) or 'ninja -t deps failed: ' + p.stderr.strip()})"))
+    failures += not ok
+print(f"{failures} failed")
+sys.exit(1 if failures else 0)

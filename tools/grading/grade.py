@@ -1,0 +1,1094 @@
+#!/usr/bin/env python3
+"""Grades submissions of one chapter with the instructor's own harness (docs/assignments.md).
+
+  grade.py CHAPTER SUBMISSION... [--build BUILD] [--seed N] [--out DIR] [--gradescope]
+           [--timeout S] [--time-limit S] [--compile-limit S] [--perf-target PCT]
+           [--perf-points P] [--correct-points P] [--unsandboxed] [-- CHAPTER-BINARY OPTIONS...]
+
+A SUBMISSION is a student's copy of the repository, a folder holding the chapter's kernel file,
+the kernel file itself, or a folder of such submissions (each subfolder is one; a link, a loose
+file or a kernel file at its top gets a FAIL row of its own). From each, only the chapter's kernel
+file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox:
+its includes are checked against an allow-list by the compiler's own dependency output, and it is
+compiled alone, as its own translation unit exporting nothing but the contract's gemm, into a
+child process (tools/grading/grade_child.cu) that only computes. The instructor's chapter binary
+(`--grade --remote`) runs that child in a sandbox of its own, which holds the child and its
+libraries and nothing else, makes the inputs from the secret seed, checks what the child returns,
+times every run on its own clock (the yardstick with the child stopped) and writes the verdict
+into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
+hanging) costs that submission a FAIL with the reason, never the run or another row.
+
+Performance points compare each submission with the instructor's own kernel, graded the same way
+in the same run; --perf-target PCT compares with a percentage of the yardstick instead.
+
+Writes OUT/<submission>/ (the kernel as built, the compiler's output, the child's log, the grade's
+output and JSON), OUT/class.csv and, with --gradescope, OUT/<submission>/results.json in
+Gradescope's format. Every folder it writes holds a file .gemm-grade; it deletes no other.
+Exit: 0 when every submission was graded (whatever the grades), 1 when the instructor's own kernel
+fails the grade, 2 for a bad command line or a missing sandbox (found before anything is built),
+77 when this machine has no GPU that can run the chapter.
+Environment: GEMM_GRADE_BWRAP, the bubblewrap program (default: bwrap on PATH).
+"""
+import argparse
+import concurrent.futures
+import csv
+import functools
+import glob
+import hashlib
+import json
+import math
+import os
+import re
+import select
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))  # tools/grading: the child, the entry
+sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
+import chapters as chapter_list  # noqa: E402  (tools/build/chapters.py: the one list of chapters)
+
+MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
+REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others
+NOBODY = 65534            # the sandbox's user when grade.py runs as root
+ENTRY = "grade_gemm"      # the one symbol the kernel's object file exports
+KERNEL_BYTES = 1 << 20    # the largest kernel file read
+LOG_BYTES = 1 << 20       # compile.log keeps the compiler's last MiB
+SEED_MAX = (1 << 63) - 1  # the chapter binary's --seed is a signed 64-bit number
+# Headers any kernel may include (the chapters' own includes are added per chapter).
+SAFE_CPU = ["<cstdint>", "<cstddef>", "<cstdio>", "<cstdlib>", "<cmath>", "<algorithm>",
+            "<type_traits>", "<utility>"]
+SAFE_GPU = SAFE_CPU + ["<cuda_runtime.h>", "<cuda_fp16.h>", '"cuda_check.cuh"']
+# What a kernel has no reason to contain: each pattern with the reason it is refused.
+FORBIDDEN = [
+    (r"\bmain\s*\(", "defines or calls main"),
+    (r"cublas|cblas|openblas|\bblas\b|cutlass|cudnn", "uses a BLAS or another GEMM library"),
+    (r"\bdlopen\b|\bdlsym\b|\bLoadLibrary\b", "loads libraries at run time"),
+    (r"\b(system|popen|fork|vfork|execv|execvp|execl|execlp|posix_spawn|syscall)\s*\(",
+     "starts processes or makes system calls"),
+    (r"\b(fopen|freopen|open|creat|unlink|remove|rename)\s*\(|ofstream|ifstream|fstream",
+     "opens files"),
+    (r"__attribute__\s*\(\s*\(\s*constructor|\bpragma\s+init\b", "runs code before main"),
+]
+# Sections of the kernel's object file that would run its code before the child's lock-down
+# (tools/grading/grade_child.cu, a constructor of priority 101): refused by name.
+EARLY_SECTIONS = re.compile(r"^(\.preinit_array|\.init|\.init_array\..+|\.ctors.*|\.dtors.*)$")
+# Limits. Compiling: CPU seconds per process, address space, bytes per file written, the /tmp of
+# the sandbox; the wall-clock limit of all of a submission's compiling is --compile-limit.
+COMPILE_LIMITS = {"cpu": 900, "as": 16 << 30, "fsize": 256 << 20}
+COMPILE_TMP = 2 << 30
+# Running: bytes per file written (the child's log), the child's /tmp, processes and threads (set
+# by the child itself, before the submission's code runs), and its memory: cgroup v2 memory.max
+# where grade.py can make a cgroup, otherwise the address space of each process (CPU children:
+# a GPU child's CUDA reserves address ranges as large as the machine's memory).
+RUN_FSIZE = 16 << 20
+RUN_TMP = 64 << 20
+# The environment a sandboxed child may keep from the grader's (thread counts, the GPU to use);
+# everything else is cleared.
+PASS_ENV = re.compile(r"^(OMP_\w+|GOMP_\w+|CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER)$")
+
+
+def die(msg, code=2):
+    print(f"grade.py: error: {shown(msg)}", file=sys.stderr)
+    sys.exit(code)
+
+
+def shown(text):
+    """Text as it may be printed or written anywhere: a name that is not UTF-8 (a folder from a
+    zip made on Windows) keeps its bytes as \\xNN escapes instead of failing the whole run."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def chapter_of(chapter):
+    """The chapter (tools/build/chapters.py's tuple) named by its id or number."""
+    chapters = chapter_list.load()  # chapters/chapters.txt
+    for c in chapters:
+        if c.id == chapter or c.id.split("_")[0] == chapter:
+            return c
+    die(f"no chapter '{chapter}' (chapters: {' '.join(c.id for c in chapters)})")
+
+
+def kernel_name(c):
+    name = "kernel.hpp" if c.kind == "cpu" else "kernel.cuh"
+    if not os.path.isfile(os.path.join(ROOT, "chapters", c.id, name)):
+        die(f"chapters/{c.id} has no {name}")
+    return name
+
+
+def find_kernel(sub, ch, kname):
+    """The kernel file of one submission folder, or None."""
+    for candidate in (os.path.join(sub, "chapters", ch, kname), os.path.join(sub, kname)):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def is_submission(folder, ch, kname):
+    return os.path.isdir(os.path.join(folder, "chapters")) or find_kernel(folder, ch, kname) is not None
+
+
+class Sub:
+    """One row of the class: its name, the kernel file (None: not found), the submission's folder
+    (None when the kernel file was named itself), or why it is refused before it is read."""
+
+    def __init__(self, name, kernel=None, root=None, refused=None):
+        self.name, self.kernel, self.root, self.refused = name, kernel, root, refused
+        self.out = out_name(name)
+
+
+def out_name(name):
+    """The folder of OUT that holds a submission's evidence: its name, shown as text, and never one
+    of grade.py's own names."""
+    n = shown(name).replace("/", "_")
+    if n in (REFERENCE, "class.csv", ".", "..", "") or n.startswith("."):
+        n = "_" + n + "_" + hashlib.sha256(n.encode()).hexdigest()[:8]
+    return n
+
+
+def expand(paths, ch, kname):
+    """The submissions the command line names, one Sub per row. A folder that holds submissions
+    (subfolders with the kernel file or a chapters/ folder), or subfolders and no kernel file of
+    its own, is a class: every entry of it but the hidden ones (.git) is a row, links, loose files and a kernel file at its top refused with the
+    reason. A link named on the command line is refused as well: a submission is a plain folder
+    or file of its own, never another's through a link."""
+    out = []
+    for arg in paths:
+        path = os.path.abspath(arg)
+        base = os.path.basename(path.rstrip("/")) or path
+        if os.path.islink(path):
+            out.append(Sub(base, refused="refused: the submission is a symbolic link"))
+            continue
+        if not os.path.exists(path):
+            die(f"{arg}: no such file or folder")
+        if os.path.isfile(path):
+            out.append(Sub(os.path.splitext(base)[0], kernel=path))
+            continue
+        entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+        inner = [e for e in entries if os.path.isdir(os.path.join(path, e)) and not
+                 os.path.islink(os.path.join(path, e)) and is_submission(os.path.join(path, e), ch, kname)]
+        folders = [e for e in entries if os.path.isdir(os.path.join(path, e))]
+        top = find_kernel(path, ch, kname)
+        if os.path.isdir(os.path.join(path, "chapters")) or not (inner or (folders and top is None)):
+            out.append(Sub(base, kernel=top, root=path))
+            continue
+        for e in entries:  # a class
+            full = os.path.join(path, e)
+            if os.path.islink(full):
+                out.append(Sub(e, refused="refused: the submission is a symbolic link"))
+            elif e == kname:
+                out.append(Sub(e, refused=f"refused: a {kname} at the top of the class folder "
+                               f"{shown(base)} (each submission goes into a folder of its own)"))
+            elif os.path.isdir(full):
+                out.append(Sub(e, kernel=find_kernel(full, ch, kname), root=full))
+            else:
+                out.append(Sub(e, refused="refused: a loose file in the class folder (each submission "
+                               "goes into a folder of its own)"))
+    names = [s.out for s in out]
+    if len(set(names)) != len(names):
+        die("two submissions have the same name: " +
+            ", ".join(sorted(set(n for n in names if names.count(n) > 1))))
+    return out
+
+
+def includes(text):
+    return re.findall(r'^\s*#\s*include\s*([<"][^>"]+[>"])', text, re.M)
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", text)
+
+
+def scan(text, allowed):
+    """Why this kernel file is refused, or None. A first filter with friendly reasons; what the
+    compiler actually includes is checked in the sandbox (Chapter.check_deps)."""
+    code = strip_comments(text)
+    for inc in includes(code):
+        if inc not in allowed:
+            return f"includes {inc}, which a kernel of this chapter does not need (allowed: {', '.join(sorted(allowed))})"
+    if re.search(r"^\s*#\s*(include_next|import|embed)\b", code, re.M):
+        return "uses a preprocessor include other than #include"
+    for pattern, why in FORBIDDEN:
+        m = re.search(pattern, code, re.I if "blas" in pattern else 0)
+        if m:
+            return f"{why} ('{m.group(0).strip()}')"
+    return None
+
+
+def project_headers(names, dirs):
+    """{include name: file} for the quoted includes `names`, found in `dirs`, and what they include
+    in turn (the instructor's own files, so a regex is enough)."""
+    found, todo = {}, list(names)
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        path = next((os.path.join(d, name) for d in dirs if os.path.isfile(os.path.join(d, name))), None)
+        if path is None:
+            die(f"{name}: not found in {', '.join(dirs)}")
+        found[name] = path
+        todo += [i.strip('"') for i in includes(strip_comments(open(path).read())) if i.startswith('"')]
+    return found
+
+
+def is_inside(path, folder):
+    return os.path.commonpath([path, folder]) == folder
+
+
+@functools.lru_cache(maxsize=None)  # asked once per run, not once per submission
+def gpu_archs(build):
+    """The architectures the instructor's build compiles for (meson's gpu_archs option)."""
+    p = subprocess.run(["meson", "introspect", "--buildoptions", build], capture_output=True, text=True)
+    if p.returncode == 0:
+        for opt in json.loads(p.stdout):
+            if opt["name"] == "gpu_archs":
+                return tuple(a.strip() for a in opt["value"].split(",") if a.strip())
+    return ("75", "80", "86", "89", "90")
+
+
+def nvcc_path():
+    found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    return found if os.access(found, os.X_OK) else None
+
+
+def host_memory():
+    """Bytes of memory this machine has (MemTotal), or None."""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def memory_cgroup():
+    """A cgroup v2 folder in which grade.py may make one cgroup per child with memory.max: its own
+    cgroup, when that delegates the memory controller (the root cgroup, as root, on most machines
+    with cgroup v2). None elsewhere: the children then get the rlimit of their address space."""
+    try:
+        own = next(l[3:].strip() for l in open("/proc/self/cgroup") if l.startswith("0::"))
+        folder = os.path.join("/sys/fs/cgroup", own.lstrip("/"))
+        if "memory" not in open(os.path.join(folder, "cgroup.subtree_control")).read().split():
+            return None
+        probe = tempfile.mkdtemp(prefix="gemm-grade-probe-", dir=folder)
+        try:  # a limit can be set, and a process can join (as the launcher's shell will)
+            with open(os.path.join(probe, "memory.max"), "w") as f:
+                f.write(str(1 << 30))
+            joined = subprocess.run(["sh", "-c", 'echo $$ > "$1"', "sh", os.path.join(probe, "cgroup.procs")],
+                                    capture_output=True).returncode == 0
+        finally:
+            for _ in range(50):  # empty once the process has ended
+                try:
+                    os.rmdir(probe)
+                    break
+                except OSError:
+                    time.sleep(0.02)
+        return folder if joined else None
+    except (OSError, StopIteration):
+        return None
+
+
+class Sandbox:
+    """Runs a command in a bubblewrap sandbox: its own PID, network, IPC, UTS and user namespaces
+    (every process it starts dies with it; the command is the namespace's PID 1, so that no
+    process of bubblewrap's, with its command line, is in view), no capabilities, a root that is
+    read-only but for a /tmp of capped size, only the folders it is given, an environment of only
+    what it is given, the limits of prlimit(1). bubblewrap itself starts from an empty environment.
+    system=True (the compilers): /usr, /bin, /lib and the CUDA toolkit read-only. system=False (the
+    child): nothing but its own program and the libraries it is given. As root it runs as the user
+    nobody (so that the process limit binds). With enabled=False (--unsandboxed) only the limits
+    and the clean environment remain."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.tools = {t: shutil.which(t) for t in ("env", "prlimit", "setpriv")}
+        missing = [t for t, path in self.tools.items() if not path]
+        if missing:
+            die(f"{', '.join(missing)} not found (util-linux and coreutils)")
+        self.bwrap = shutil.which(os.environ.get("GEMM_GRADE_BWRAP", "bwrap"))
+        self.as_nobody = enabled and os.geteuid() == 0
+        self.note = "UNSANDBOXED (--unsandboxed): the submissions ran with the grader's rights"
+        if not enabled:
+            return
+        why = self.probe()
+        if why and self.as_nobody:  # no user namespaces for nobody: root's own sandbox
+            self.as_nobody = False
+            if self.probe() is None:
+                why = None
+                print("grade.py: note: user namespaces are not open to other users here; the "
+                      "sandbox runs as root, where the process-count limit does not bind",
+                      file=sys.stderr)
+        if why:
+            die(f"no usable sandbox: {why}. Install bubblewrap (Debian/Ubuntu: apt-get install "
+                "bubblewrap), or pass --unsandboxed to grade without one (not for grades that count: "
+                "a submission can then read and write what you can)")
+        version = subprocess.run([self.bwrap, "--version"], capture_output=True, text=True,
+                                 env={}).stdout.strip()
+        self.note = f"sandboxed ({version or 'bubblewrap'}" + (", as the user nobody)" if self.as_nobody else ")")
+
+    def probe(self):
+        """Why the sandbox does not work here, or None."""
+        if not self.bwrap:
+            return f"{os.environ.get('GEMM_GRADE_BWRAP', 'bwrap')} not found"
+        try:
+            p = subprocess.run(self.argv(["/usr/bin/true"], limits={}), capture_output=True, text=True,
+                               timeout=60, stdin=subprocess.DEVNULL, env={})
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"{self.bwrap}: {e}"
+        return None if p.returncode == 0 else f"{self.bwrap} failed: {p.stderr.strip()[-300:]}"
+
+    def own(self, path):
+        """Hands a folder grade.py made to the sandbox's user, to write in."""
+        if self.as_nobody:
+            for d, subdirs, files in os.walk(path):
+                for x in [d] + [os.path.join(d, f) for f in subdirs + files]:
+                    os.lchown(x, NOBODY, NOBODY)
+
+    def argv(self, cmd, limits, rw=(), ro=(), dev=(), env=None, cwd="/tmp", system=True,
+             tmp_size=COMPILE_TMP, proc=True, sys_ro=False, copies=()):
+        """The command line that runs `cmd` sandboxed, to be started with an empty environment.
+        rw, ro: (host path, sandbox path) pairs; dev: device files to bind besides /dev/null;
+        copies: (file descriptor, sandbox path) of programs bubblewrap copies into the sandbox
+        from a descriptor the caller opens (a copy, unlike a bind, shows no host path in
+        /proc/self/mountinfo)."""
+        env = dict(env or {})
+        if system:
+            env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+        env.update(HOME="/tmp", TMPDIR="/tmp")
+        lim = [f"--{k}={v}" for k, v in limits.items()] + (["--core=0"] if limits else [])
+        outer = [self.tools["prlimit"]] + lim + ["--"] if lim else []
+        if not self.enabled:  # the same command on the host's own paths
+            inner = list(cmd)
+            for src, dst in list(rw) + list(ro):
+                pattern = r"(?:^|(?<=[\s'\"=]))" + re.escape(dst) + r"(?=/|$|[\s'\"])"
+                inner = [re.sub(pattern, lambda _: src, arg) for arg in inner]
+            return [self.tools["env"], "-i"] + [f"{k}={v}" for k, v in env.items()] + outer + inner
+        a = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
+             "--cap-drop", "ALL"]
+        if system:
+            a += ["--ro-bind", "/usr", "/usr"]
+            for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+                if os.path.islink(d):
+                    a += ["--symlink", os.readlink(d), d]
+                elif os.path.isdir(d):
+                    a += ["--ro-bind", d, d]
+            for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"):
+                if os.path.exists(f):
+                    a += ["--ro-bind", f, f]
+            nvcc = nvcc_path()  # a CUDA toolkit outside /usr
+            if nvcc:
+                d = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+                if not any(is_inside(d, r) for r in ("/usr", "/lib", "/lib64")):
+                    a += ["--ro-bind", d, d]
+        if proc:
+            a += ["--proc", "/proc"]
+        a += ["--size", str(tmp_size), "--tmpfs", "/tmp", "--dev-bind", "/dev/null", "/dev/null"]
+        for node in dev:
+            a += ["--dev-bind", node, node]
+        if sys_ro:
+            a += ["--ro-bind", "/sys", "/sys"]
+        for src, dst in ro:
+            a += ["--ro-bind", src, dst]
+        for src, dst in rw:
+            a += ["--bind", src, dst]
+        for fd, dst in copies:
+            a += ["--perms", "0555", "--file", str(fd), dst]
+        a += ["--remount-ro", "/", "--clearenv"]
+        for k, v in env.items():
+            a += ["--setenv", k, v]
+        a += ["--chdir", cwd, "--"] + list(cmd)
+        if self.as_nobody:
+            a = [self.tools["setpriv"], f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + a
+        return outer + a
+
+
+def library_closure(binary, loader_needed=True):
+    """{file name: host path} of the shared libraries `binary` loads, and the loader's path, by
+    ldd (the host's loader in its listing mode; `binary` is one grade.py built from the
+    instructor's sources, never a submission)."""
+    p = subprocess.run(["ldd", binary], capture_output=True, text=True, env={})
+    libs, loader = {}, None
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*(\S+) => (/\S+) \(0x", line)
+        if m:
+            libs[m.group(1)] = m.group(2)
+            continue
+        m = re.match(r"\s*(/\S+) \(0x", line)
+        if m:
+            loader = m.group(1)
+    if loader_needed and (p.returncode != 0 or loader is None):
+        die(f"ldd {binary} failed: {p.stdout[-300:]} {p.stderr[-300:]}")
+    return libs, loader
+
+
+def cuda_driver_libraries():
+    """{file name: host path} of the driver's libcuda.so.1, the libraries the driver loads beside
+    it (its PTX compiler and the like, from its own folder) and what they need in turn."""
+    found = None  # where the loader finds it for the grading binary: LD_LIBRARY_PATH first
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if d and os.path.isfile(os.path.join(d, "libcuda.so.1")):
+            found = os.path.join(d, "libcuda.so.1")
+            break
+    p = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True)
+    for line in [] if found else p.stdout.splitlines():
+        m = re.match(r"\s*libcuda\.so\.1 \((.*)\) => (\S+)", line)
+        if m and ("x86-64" in m.group(1) or "AArch64" in m.group(1) or "64bit" in m.group(1)):
+            found = m.group(2)
+            break
+    if not found and os.path.isfile("/usr/lib/wsl/lib/libcuda.so.1"):
+        found = "/usr/lib/wsl/lib/libcuda.so.1"
+    if not found:
+        die("the driver's libcuda.so.1 was not found (ldconfig -p, LD_LIBRARY_PATH)")
+    folder = os.path.dirname(found)
+    libs = {}
+    for pattern in ("libcuda.so*", "libnvidia-ptxjitcompiler.so*", "libnvidia-gpucomp.so*",
+                    "libnvidia-nvvm.so*"):
+        for f in glob.glob(os.path.join(folder, pattern)):
+            libs[os.path.basename(f)] = f
+    for f in list(libs.values()):
+        more, _ = library_closure(f, loader_needed=False)
+        libs.update({k: v for k, v in more.items() if k not in libs})
+    return libs
+
+
+class Chapter:
+    """How one chapter's submissions are built: compiler and flags, the headers a kernel may
+    include, the allow-list of files its preprocessing may read, the child's main object, and
+    what the child's sandbox holds (its libraries)."""
+
+    def __init__(self, c, kname, build, sandbox, tmp, compile_limit):
+        self.ch, self.kname, self.sandbox, self.compile_limit = c.id, kname, sandbox, compile_limit
+        self.gpu = c.kind != "cpu"
+        with open(os.path.join(ROOT, "chapters", c.id, kname)) as f:
+            own = includes(strip_comments(f.read()))
+        self.allowed_includes = set(SAFE_GPU if self.gpu else SAFE_CPU) | set(own)
+        # The instructor's headers a kernel may include: those its own kernel file includes, from
+        # common/ (common/device/ too) or chapters/, copied into the build's include folder.
+        quoted = [i.strip('"') for i in self.allowed_includes if i.startswith('"')]
+        self.headers = project_headers(quoted, [os.path.join(ROOT, "common"), os.path.join(ROOT, "chapters")])
+        ns = ["-DGRADE_NS=" + c.ns]
+        # The processes and threads the child may have: it sets this limit itself, first thing.
+        self.nproc = 4 * (os.cpu_count() or 1) + 64
+        if not self.gpu:
+            # -falign-loops=32 as meson.build sets it: the child's loops sit as the chapter's do.
+            self.cc = ["g++", "-std=c++17", "-O3", "-falign-loops=32", "-fopenmp", "-fmax-errors=20",
+                       "-fdiagnostics-color=never", "-fno-diagnostics-show-caret"]
+            self.flags = ["-fno-gnu-unique", "-x", "c++"]
+            self.link = ["g++", "-fopenmp"]
+        else:
+            nvcc = nvcc_path()
+            if nvcc is None:
+                die("the GPU chapters need nvcc (the CUDA toolkit): not found on PATH or in /usr/local/cuda/bin")
+            if c.kind == "hopper":
+                arch = ["-gencode=arch=compute_90a,code=sm_90a"]
+            else:
+                arch = ["-gencode=arch=compute_%s,code=sm_%s" % (a, a) for a in gpu_archs(build)]
+            self.cc = [nvcc, "-std=c++17", "-O3", "--expt-relaxed-constexpr", "-DGRADE_GPU"] + arch + \
+                ["-Xcompiler", "-fdiagnostics-color=never,-fno-diagnostics-show-caret"]
+            # The chapter list says what A, B and C hold: fp32, fp16 (A and B), or FP8 (e4m3 A and
+            # B with scales, bf16 C).
+            self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(c.precision, [])
+            self.flags = ["-Xcompiler", "-fno-gnu-unique"]
+            self.link = [nvcc, "--cudart", "static"] + arch
+        self.kernel_flags = self.flags + ns + ["-I", "/build/include"]
+        self.env = {"PATH": ":".join(([os.path.dirname(self.cc[0])] if self.gpu else []) + ["/usr/bin", "/bin"])}
+        self.main = os.path.join(tmp, "main")
+        os.makedirs(self.main)
+        # The child's own translation unit, compiled once for the whole class.
+        for name, path in project_headers(["grade_entry.hpp", "remote_protocol.hpp"] +
+                                          (["gpu_timing.cuh"] if self.gpu else []),
+                                          [HERE, os.path.join(ROOT, "common")]).items():
+            shutil.copy(path, os.path.join(self.main, name))
+        shutil.copy(os.path.join(HERE, "grade_child.cu"), self.main)
+        with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own
+            args = ("int, int, int, float, const __nv_fp8_e4m3*, int, const __nv_fp8_e4m3*, int, const float*, "
+                    "const float*, float, __nv_bfloat16*, int, cudaStream_t" if c.precision == "fp8" else
+                    "int, int, int, float, const GradeIn*, int, const GradeIn*, int, float, float*, int" +
+                    (", cudaStream_t" if self.gpu else ""))
+            f.write(f'#include "grade_entry.hpp"\nextern "C" void grade_gemm({args}) {{}}\n')
+        sandbox.own(self.main)
+        log = os.path.join(self.main, "compile.log")
+        steps = [self.cc + self.flags + [f"-DGRADE_NPROC={self.nproc}", "-I", "/main", "-c",
+                                         "/main/grade_child.cu", "-o", "/main/child_main.o"],
+                 self.cc + self.flags + ["-I", "/main", "-c", "/main/stub.cu", "-o", "/main/stub.o"],
+                 self.link + ["/main/child_main.o", "/main/stub.o", "-o", "/main/probe"]]
+        p = self.run(["sh", "-c", " && ".join(" ".join(shlex.quote(x) for x in s) for s in steps)],
+                     rw=[(self.main, "/main")], log=log, deadline=time.monotonic() + 1800)
+        if p != 0:
+            die(f"tools/grading/grade_child.cu does not compile (see {self.main}/compile.log):\n" + tail(log, 3000))
+        # What the child's sandbox holds: its libraries (the closure of a child grade.py built
+        # itself, with no code of a submission: the link of every child is the same), and for a
+        # GPU the driver's.
+        self.libs, self.loader = library_closure(os.path.join(self.main, "probe"))
+        if self.gpu:
+            self.libs.update({k: v for k, v in cuda_driver_libraries().items() if k not in self.libs})
+        # The allow-list: every file that preprocessing the allowed includes reads, found as the
+        # submissions' will be, in the same sandbox with the same flags.
+        probe = os.path.join(tmp, "probe")
+        self.populate(probe, "".join(f"#include {i}\n" for i in sorted(self.allowed_includes)))
+        deps, why = self.deps(probe, time.monotonic() + 1800)
+        if why:
+            die(f"the allowed headers of {c.id} do not preprocess in the sandbox: {why}")
+        self.allowed_files = set(deps)
+
+    def run(self, cmd, rw, log, deadline, ro=(), stdout=None):
+        """Runs a compiler command in the sandbox until `deadline` (time.monotonic()); its output
+        goes to `log`, of which the last LOG_BYTES are kept (and stdout to the file `stdout` when
+        given). Returns the exit code, or None past the deadline."""
+        argv = self.sandbox.argv(cmd, COMPILE_LIMITS, rw=rw, ro=ro, env=self.env, cwd="/build" if rw and
+                                 rw[0][1] == "/build" else "/tmp")
+        kept = bytearray(("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n").encode())
+        out = open(stdout, "wb") if stdout else None
+        try:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out or subprocess.PIPE,
+                                 stderr=subprocess.PIPE if out else subprocess.STDOUT, env={})
+        finally:
+            if out:
+                out.close()
+        pipe = p.stderr if stdout else p.stdout
+        rc = None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                p.kill()
+                break
+            ready, _, _ = select.select([pipe], [], [], min(left, 1.0))
+            if ready:
+                chunk = os.read(pipe.fileno(), 1 << 16)
+                if not chunk:
+                    rc = p.wait()  # the pipe closes when the sandbox has ended
+                    break
+                kept += chunk
+                if len(kept) > 2 * LOG_BYTES:
+                    del kept[:-LOG_BYTES]
+        p.wait()
+        pipe.close()
+        old = b""
+        if os.path.exists(log):
+            with open(log, "rb") as f:
+                f.seek(max(0, os.path.getsize(log) - LOG_BYTES))
+                old = f.read()
+        with open(log, "wb") as f:  # the compiler's last MiB, whatever it printed
+            f.write((old + bytes(kept))[-LOG_BYTES:])
+        return rc
+
+    def populate(self, build, kernel_text):
+        """A build folder as the sandbox sees it at /build: the entry, the kernel file, the
+        instructor's headers the kernel may include. Nothing else of the repository."""
+        os.makedirs(os.path.join(build, "include"))
+        for name in ("grade_entry.cu", "grade_entry.hpp"):
+            shutil.copy(os.path.join(HERE, name), build)
+        with open(os.path.join(build, "kernel_under_test.h"), "w") as f:
+            f.write(kernel_text)
+        for name, path in self.headers.items():
+            os.makedirs(os.path.dirname(os.path.join(build, "include", name)), exist_ok=True)
+            shutil.copy(path, os.path.join(build, "include", name))
+        self.sandbox.own(build)
+
+    def deps(self, build, deadline):
+        """The files preprocessing the kernel's translation unit reads, by the compiler's own -M
+        output (every pass: host and each GPU architecture), as absolute paths in the sandbox.
+        Returns (list in the order read, None) or (None, why)."""
+        out, log = os.path.join(build, "deps.txt"), os.path.join(build, "compile.log")
+        rc = self.run(self.cc + self.kernel_flags + ["-M", "/build/grade_entry.cu"],
+                      rw=[(build, "/build")], log=log, stdout=out, deadline=deadline)
+        if rc is None:
+            return None, f"does not compile: the preprocessor ran past the compile limit of {self.compile_limit} s"
+        if rc != 0:
+            return None, "does not compile: " + compiler_errors(log, own_file_only=True)
+        text = open(out, errors="replace").read().replace("\\\n", " ")
+        files = {}  # ordered: the first file refused is the one the kernel file included
+        for tok in re.findall(r"(?:\\.|[^\s\\])+", text):
+            if tok.endswith(":"):
+                continue  # the target
+            f = os.path.normpath(os.path.join("/build", tok.replace("\\ ", " ").replace("$$", "$")))
+            if is_inside(f, build):  # --unsandboxed: the host's path of the build folder
+                f = "/build" + f[len(build):]
+            files[f] = True
+        return list(files), None
+
+    def check_deps(self, files):
+        """Why the files a submission's preprocessing read are refused, or None."""
+        own = {"/build/grade_entry.cu", "/build/grade_entry.hpp", "/build/kernel_under_test.h"}
+        for f in (f for f in files if f not in self.allowed_files and f not in own):
+            if f.startswith(("/dev/", "/proc/", "/sys/")):
+                return f"includes {f}, a device or system file"
+            return (f"includes {f}, which is not on the allow-list (the files that "
+                    f"{', '.join(sorted(self.allowed_includes))} include)")
+        return None
+
+    def compile(self, text, build):
+        """Builds the child of one kernel file in `build`; returns (path, None) or (None, why)."""
+        deadline = time.monotonic() + self.compile_limit
+        late = f"does not compile: the compiler ran past the compile limit of {self.compile_limit} s"
+        self.populate(build, text)
+        files, why = self.deps(build, deadline)
+        if why:
+            return None, why
+        why = self.check_deps(files)
+        if why:
+            return None, "rejected: the kernel file " + why
+        log = os.path.join(build, "compile.log")
+        steps = [self.cc + self.kernel_flags + ["-c", "/build/grade_entry.cu", "-o", "/build/kernel.o"],
+                 # Every symbol local but the entry: the child's own functions cannot be replaced.
+                 ["objcopy", "--remove-section=.group", f"--keep-global-symbol={ENTRY}",
+                  "/build/kernel.o", "/build/kernel_local.o"]]
+        script = " && ".join(" ".join(shlex.quote(c) for c in s) for s in steps)
+        rc = self.run(["sh", "-c", script], rw=[(build, "/build")], log=log, deadline=deadline)
+        if rc is None:
+            return None, late
+        if rc != 0:
+            return None, "does not compile: " + compiler_errors(log)
+        # What the object exports (the entry alone), and nothing of it that runs before the child's
+        # lock-down: no early initialization section, no IFUNC resolver (run while relocating).
+        listing = os.path.join(build, "object.txt")
+        rc = self.run(["sh", "-c", "nm -g --defined-only /build/kernel_local.o && echo '@@' && "
+                       "readelf -SW -sW /build/kernel_local.o"], rw=[(build, "/build")], log=log,
+                      stdout=listing, deadline=deadline)
+        if rc is None:
+            return None, late
+        text = open(listing, errors="replace").read() if os.path.exists(listing) else ""
+        exported, _, elf = text.partition("@@\n")
+        symbols = [line.split()[-1] for line in exported.splitlines() if line.strip()]
+        if rc != 0 or symbols != [ENTRY]:
+            return None, f"rejected: the kernel's object file exports {', '.join(symbols) or 'nothing'}, not {ENTRY} alone"
+        sections = re.findall(r"^\s*\[\s*\d+\]\s+(\S+)", elf, re.M)
+        early = [x for x in sections if EARLY_SECTIONS.match(x)]
+        if early:
+            return None, f"rejected: the kernel's object file has code that runs before main ({early[0]})"
+        if re.search(r"^\s*\d+:\s+\S+\s+\d+\s+IFUNC\b", elf, re.M):
+            return None, "rejected: the kernel's object file has an IFUNC resolver (code that runs before main)"
+        rc = self.run(self.link + ["/main/child_main.o", "/build/kernel_local.o", "-o", "/build/child"],
+                      rw=[(build, "/build")], ro=[(self.main, "/main")], log=log, deadline=deadline)
+        if rc is None:
+            return None, late
+        if rc != 0:
+            return None, "does not compile: " + compiler_errors(log)
+        return os.path.join(build, "child"), None
+
+    def launcher(self, child, path, cpu_seconds, memory, cgroup):
+        """Writes the program the chapter binary starts as its child: the kernel's child in its
+        sandbox, which holds the child, its libraries and the loader (for a GPU: the driver's
+        libraries, the NVIDIA device files and /sys) and nothing else. The binary gives it stdin
+        /dev/null, its pipes on fds 3 and 4, and `path`.log. With `cgroup` (a folder of cgroup v2)
+        the child joins it, memory.max set there; otherwise each of its processes gets `memory`
+        bytes of address space (a CPU child; CUDA reserves address ranges past any such limit)."""
+        limits = {"cpu": cpu_seconds, "fsize": RUN_FSIZE}
+        if not self.gpu and not cgroup:
+            limits["as"] = memory
+        env = {k: v for k, v in os.environ.items() if PASS_ENV.match(k)}
+        env["LD_LIBRARY_PATH"] = "/sandbox/lib"
+        ro = [(os.path.realpath(self.loader), self.loader)]
+        ro += [(os.path.realpath(host), "/sandbox/lib/" + name) for name, host in sorted(self.libs.items())]
+        if self.gpu:
+            env["CUDA_CACHE_DISABLE"] = "1"  # no JIT cache files to write
+        if not self.sandbox.enabled:
+            env["LD_LIBRARY_PATH"] = ":".join(sorted({os.path.dirname(h) for h in self.libs.values()}))
+        sandboxed = self.sandbox.enabled
+        argv = self.sandbox.argv(["/sandbox/child" if sandboxed else child], limits, ro=ro, env=env,
+                                 system=False, tmp_size=RUN_TMP, proc=self.gpu, sys_ro=self.gpu,
+                                 dev=sorted(glob.glob("/dev/nvidia*")) if self.gpu else (),
+                                 copies=[(5, "/sandbox/child")])
+        if self.sandbox.enabled:  # bubblewrap from an empty environment, like the child
+            argv = [self.sandbox.tools["env"], "-i"] + argv
+        join = f"echo $$ > {shlex.quote(os.path.join(cgroup, 'cgroup.procs'))} || exit 125\n" if cgroup else ""
+        copy = f" 5<{shlex.quote(child)}" if sandboxed else ""  # bubblewrap copies it from fd 5
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n# The kernel's child as the grade starts it (tools/grading/grade.py wrote this).\n" +
+                    join + "exec " + " ".join(shlex.quote(a) for a in argv) + copy + "\n")
+        os.chmod(path, 0o755)
+
+
+def tail(path, n):
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - n))
+        return f.read().decode(errors="replace")
+
+
+def compiler_errors(log, own_file_only=False):
+    """The first error lines of a compiler log, for the student: from the end of the log only.
+    own_file_only: just those about the submission's own file (preprocessing may have read a file
+    that is not the student's to see)."""
+    lines = [l for l in tail(log, 1 << 20).splitlines() if "error" in l.lower() and not l.startswith("$ ")]
+    if own_file_only:
+        lines = [l for l in lines if "kernel_under_test.h" in l] or \
+            ["a file the kernel includes cannot be preprocessed"]
+    return " | ".join(lines[:3])[:600] or "the compiler failed (no error message)"
+
+
+def run_grade(ch, launcher, work, build, args, extra, verdict, note):
+    """The instructor's chapter binary grades the child; returns its report or an error. The
+    verdict is the JSON it writes into `verdict` (an empty folder of the grader's), read only after
+    a clean exit: a grade that was killed or vanished leaves none."""
+    binary = os.path.join(build, "chapters", ch)
+    cmd = [binary, "--grade", "--remote", launcher, "--seed", str(args.seed), "--out", verdict,
+           "--timeout", str(args.timeout)] + extra
+    out = os.path.join(work, "grade.txt")
+    with open(out, "w") as f:
+        f.write(f"grade.py: {note}\n")
+        f.flush()
+        try:
+            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                               timeout=args.time_limit, cwd=work)
+        except subprocess.TimeoutExpired:
+            return None, f"the grade ran past the time limit of {args.time_limit} s"
+    if p.returncode == 77:
+        return None, "no usable GPU for this chapter: " + tail(out, 300).strip()
+    if p.returncode == 2:
+        return None, "the grade refused its command line: " + tail(out, 300).strip()
+    path = os.path.join(verdict, ch + ".grade.json")
+    if p.returncode not in (0, 1) or not os.path.isfile(path):
+        return None, f"the grade ended without a verdict (exit {p.returncode}; see grade.txt)"
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except json.JSONDecodeError as e:
+        return None, f"the grade's verdict is not JSON: {e}"
+    shutil.copy(path, work)
+    if bool(report.get("pass")) != (p.returncode == 0):
+        return None, f"the grade's verdict and its exit code {p.returncode} disagree"
+    return report, None
+
+
+def gradescope(report, error, args, ref_gflops, note):
+    """Gradescope's results.json: one test per shape, one for performance."""
+    tests = []
+    shapes = report["shapes"] if report else []
+    bench = report["benchmark"] if report else []
+    # Each shape, and the benchmark's timed runs (each checked, and a clean exit after them).
+    per_shape = args.correct_points / (len(shapes) + 1)
+    for s in shapes:
+        tests.append({"name": f"correct: M={s['M']} N={s['N']} K={s['K']} lda={s['lda']} ldb={s['ldb']} "
+                              f"ldc={s['ldc']} alpha={s['alpha']} beta={s['beta']}",
+                      "score": per_shape if s["pass"] else 0.0,
+                      "max_score": per_shape,
+                      "output": s["detail"] or "PASS"})
+    if shapes:
+        timed = bool(bench) and not error
+        tests.append({"name": "correct: the benchmark's timed runs" + (f" at {bench[0]['shape']}" if bench else ""),
+                      "score": per_shape if timed else 0.0, "max_score": per_shape,
+                      "output": "PASS" if timed else error or "not timed"})
+    else:
+        tests.append({"name": "correctness", "score": 0, "max_score": args.correct_points,
+                      "output": error or "not graded"})
+    gflops = bench[0]["gflops"] if bench else 0.0
+    if args.perf_target is None:
+        pct = 100.0 * gflops / ref_gflops if ref_gflops else 0.0
+        name, target = f"performance: {pct:.1f}% of the instructor's kernel in the same run", 100.0
+    else:
+        pct = bench[0]["pct_of_yardstick"] if bench else 0.0
+        name, target = f"performance: {pct:.1f}% of the yardstick", args.perf_target
+    all_pass = bool(report and report["pass"] and not error)
+    perf = args.perf_points * min(1.0, pct / target) if all_pass and target > 0 else 0.0
+    tests.append({"name": f"{name} (full points at {target:g}%)",
+                  "score": round(perf, 4), "max_score": args.perf_points,
+                  "output": ("only a kernel that passes every shape earns performance points"
+                             if not all_pass else
+                             f"{gflops:.1f} GFLOPS at {bench[0]['shape']}" if bench else "")})
+    # Rounded once, at the end, so that a full score sums to exactly the points available.
+    return {"score": round(sum(t["score"] for t in tests), 4), "output": f"graded {note}", "tests": tests}
+
+
+def make_folder(path):
+    """A folder of grade.py's own (marked), replacing one it made before."""
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    os.makedirs(path)
+    with open(os.path.join(path, MARKER), "w") as f:
+        f.write("made by tools/grading/grade.py, which deletes and remakes this folder when it grades into "
+                "the same --out again\n")
+
+
+def build_one(chapter, sub, work, scratch, allowed, built):
+    """Reads, scans and compiles one submission into `work` and `scratch`; returns (child, None)
+    or (None, why). `built` maps a kernel file's text to the child already built from it in this
+    run (a copy of the same file is compiled once)."""
+    if sub.refused:
+        return None, sub.refused
+    path, root = sub.kernel, sub.root
+    if path is None:
+        return None, (f"no {chapter.kname} found (looked for chapters/{chapter.ch}/{chapter.kname}, "
+                      f"{chapter.kname}, or the file itself)")
+    # Read as the grader, which may read what the student may not: a plain file of the submission
+    # (no link out of it), and not a big one.
+    if os.path.islink(path) or (root and not is_inside(os.path.realpath(path), os.path.realpath(root))):
+        return None, f"rejected: {shown(os.path.relpath(path, root or os.path.dirname(path)))} is a link, " \
+            "or lies outside the submission"
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        return None, f"rejected: {shown(os.path.basename(path))} is not a plain file"
+    if st.st_size > KERNEL_BYTES:
+        return None, f"rejected: the kernel file has {st.st_size} bytes, more than {KERNEL_BYTES}"
+    with open(path, errors="replace") as f:
+        text = f.read()
+    with open(os.path.join(work, "kernel_under_test.h"), "w") as f:
+        f.write(text)
+    why = scan(text, allowed)
+    if why:
+        return None, "rejected: the kernel file " + why
+    key = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    with built["lock"]:
+        entry = built.get(key)
+        first = entry is None
+        if first:
+            entry = built[key] = {"done": threading.Event()}
+    if first:
+        entry["build"] = os.path.join(scratch, "build")
+        try:
+            entry["child"], entry["error"] = chapter.compile(text, entry["build"])
+        finally:
+            entry["done"].set()
+    entry["done"].wait()  # the same file again: the same child, its evidence copied
+    if "child" not in entry:
+        raise RuntimeError("the build of an identical kernel file failed")
+    child, error, build = entry["child"], entry["error"], entry["build"]
+    for keep in ("compile.log", "deps.txt"):
+        if os.path.exists(os.path.join(build, keep)):
+            shutil.copy(os.path.join(build, keep), work)
+    return child, error
+
+
+def grade_one(chapter, child, work, scratch, args, extra, limits):
+    """Grades one built child into `work`; returns (report, error)."""
+    cgroup = None
+    if limits["cgroup"]:  # memory.max for everything the child starts
+        cgroup = tempfile.mkdtemp(prefix="gemm-grade-", dir=limits["cgroup"])
+        with open(os.path.join(cgroup, "memory.max"), "w") as f:
+            f.write(str(limits["memory"]))
+        if os.path.exists(os.path.join(cgroup, "memory.swap.max")):
+            with open(os.path.join(cgroup, "memory.swap.max"), "w") as f:
+                f.write("0")
+    launcher = os.path.join(work, "child")
+    chapter.launcher(child, launcher, args.time_limit * (os.cpu_count() or 1), limits["memory"], cgroup)
+    verdict = os.path.join(scratch, "verdict")
+    os.makedirs(verdict)
+    try:
+        report, error = run_grade(chapter.ch, launcher, work, args.build, args, extra, verdict,
+                                  chapter.sandbox.note)
+    finally:
+        os.remove(launcher)  # it names a child that goes with the scratch folder
+        for _ in range(50 if cgroup else 0):  # empty once the child's namespace has ended
+            try:
+                os.rmdir(cgroup)
+                break
+            except OSError:
+                time.sleep(0.1)
+    if report and report.get("error"):
+        error = report["error"]
+    return report, error
+
+
+def bounded(kind, lo, hi):
+    """An argparse type: a finite number of `kind` (int or float) in [lo, hi]."""
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'a whole' if kind is int else 'a'} number, got '{text}'")
+        if not math.isfinite(v) or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"'{text}' is not in [{lo}, {hi}]")
+        return v
+    return parse
+
+
+def check_chapter_options(binary, args, extra):
+    """The chapter binary's own verdict on its part of the command line (its options, sizes and
+    what fits on this machine), before anything is built: `--remote :check` checks and exits."""
+    with tempfile.TemporaryDirectory(prefix="gemm-grade-check-") as tmp:
+        cmd = [binary, "--grade", "--remote", ":check", "--seed", str(args.seed), "--timeout",
+               str(args.timeout), "--out", tmp] + extra
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
+        except subprocess.TimeoutExpired:
+            die(f"{binary} did not check its command line within 600 s")
+    if p.returncode == 77:
+        die(p.stdout.strip() or "no usable GPU for this chapter", code=77)
+    if p.returncode != 0:
+        msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
+        die("the chapter's options after --: " + (msg[0] if msg else f"exit {p.returncode}"))
+
+
+def write_csv(path, rows):
+    fields = ["submission", "shapes_passed", "shapes_total", "pass", "gflops", "pct_of_yardstick",
+              "pct_of_reference", "sandboxed", "error"]
+    with open(path + ".part", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(path + ".part", path)
+
+
+def main():
+    for stream in (sys.stdout, sys.stderr):  # a console that cannot show a name shows escapes
+        stream.reconfigure(errors="backslashreplace")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], allow_abbrev=False)
+    ap.add_argument("chapter")
+    ap.add_argument("submissions", nargs="+")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seed", type=bounded(int, 0, SEED_MAX), default=2024)
+    ap.add_argument("--out", default="grades")
+    ap.add_argument("--timeout", type=bounded(int, 1, 86400), default=120,
+                    help="seconds per request to the child")
+    ap.add_argument("--time-limit", type=bounded(int, 1, 7 * 86400), default=1800,
+                    help="seconds of running per submission")
+    ap.add_argument("--compile-limit", type=bounded(int, 1, 86400), default=600,
+                    help="seconds of compiling per submission")
+    ap.add_argument("--gradescope", action="store_true")
+    ap.add_argument("--perf-target", type=bounded(float, 1e-6, 1e6), default=None,
+                    help="%% of the yardstick that earns all performance points (default: full points "
+                         "for matching the instructor's own kernel, timed in the same run)")
+    ap.add_argument("--perf-points", type=bounded(float, 0, 1e6), default=20.0)
+    ap.add_argument("--correct-points", type=bounded(float, 0, 1e6), default=80.0)
+    ap.add_argument("--unsandboxed", action="store_true",
+                    help="grade without bubblewrap (every output says so); not for grades that count")
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []  # for the chapter binary
+    args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    args.build = os.path.abspath(args.build)
+    if args.perf_points + args.correct_points <= 0:
+        die("--perf-points and --correct-points are both 0: there is nothing to score")
+    for own in ("--seed", "--out", "--remote", "--grade", "--timeout"):
+        if any(e == own or e.startswith(own + "=") for e in extra):
+            die(f"{own} after -- is grade.py's to set" + (" (put it before --)" if own in ("--seed", "--timeout", "--out") else ""))
+    if any(e == "--device" or e.startswith("--device=") for e in extra):  # the child uses the first GPU it sees
+        die("--device: grade on another GPU with CUDA_VISIBLE_DEVICES=N instead, which the child's "
+            "sandbox passes on")
+    c = chapter_of(args.chapter)
+    ch, kname = c.id, kernel_name(c)
+    binary = os.path.join(args.build, "chapters", ch)
+    if not os.access(binary, os.X_OK):
+        die(f"{binary} is not built (build the instructor's tree first: ./tutorial build)")
+    check_chapter_options(binary, args, extra)
+    subs = expand(args.submissions, ch, kname)
+
+    # OUT: never a submission, never around one; inside it only folders marked as grade.py's.
+    out = os.path.realpath(args.out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        die(f"--out {args.out}: this is a file, not a folder")
+    for sub in args.submissions:
+        s = os.path.realpath(sub)
+        if is_inside(out, s) or is_inside(s, out):
+            die(f"--out {args.out} " + ("is the submission" if out == s else "lies inside the submission"
+                                        if is_inside(out, s) else "contains the submission") + f" {sub}: "
+                "grades go to a folder of their own")
+    names = [x.out for x in subs] + ([REFERENCE] if args.perf_target is None else [])
+    for n in names:
+        d = os.path.join(out, n)
+        if os.path.lexists(d) and not (os.path.isdir(d) and not os.path.islink(d)
+                                       and os.path.isfile(os.path.join(d, MARKER))):
+            die(f"{d} exists and grade.py did not make it (it holds no {MARKER}): move it away or "
+                "choose another --out")
+    csv_path = os.path.join(out, "class.csv")
+    if os.path.lexists(csv_path) and not os.path.isfile(csv_path):
+        die(f"{csv_path} exists and is not a file")
+
+    sandbox = Sandbox(not args.unsandboxed)
+    memory = min(16 << 30, (host_memory() or (32 << 30)) // 2)
+    limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
+    print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
+          f"({'cgroup v2 memory.max' if limits['cgroup'] else 'address space of each process' if c.kind == 'cpu' else 'not limited (a GPU child)'})",
+          flush=True)
+    os.makedirs(out, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gemm-grade-") as tmp:
+        if sandbox.as_nobody:
+            os.chmod(tmp, 0o711)  # the sandbox's user may pass through, not list
+        chapter = Chapter(c, kname, args.build, sandbox, tmp, args.compile_limit)
+        allowed = chapter.allowed_includes
+
+        # First every submission is built, as many at a time as there are cores (no grade runs
+        # meanwhile: compiling would slow the timed runs down), then each is graded in turn.
+        ref = None
+        if args.perf_target is None:
+            ref = Sub(REFERENCE, kernel=os.path.join(ROOT, "chapters", ch, kname))
+            ref.out = REFERENCE
+        todo = ([ref] if ref else []) + subs
+        lock = threading.Lock()
+        built, children = {"lock": lock}, {}
+
+        def build(i):
+            sub = todo[i]
+            work = os.path.join(out, sub.out)
+            scratch = os.path.join(tmp, f"s{i}")
+            try:
+                with lock:
+                    make_folder(work)
+                    os.makedirs(scratch)
+                children[i] = build_one(chapter, sub, work, scratch, allowed, built)
+            except Exception as e:  # grade.py's own failure costs this row only, and says so
+                traceback.print_exc()
+                children[i] = None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(build, range(len(todo))))
+
+        def grade_into(i):
+            child, error = children[i]
+            if not child:
+                return None, error
+            scratch = os.path.join(tmp, f"s{i}")
+            try:
+                return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits)
+            except Exception as e:
+                traceback.print_exc()
+                return None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
+
+        ref_gflops = None
+        if ref:
+            report, error = grade_into(0)
+            bench = (report or {}).get("benchmark") or [{}]
+            ref_gflops = bench[0].get("gflops", 0.0)
+            if error or not (report and report["pass"]) or not ref_gflops:
+                die(f"the instructor's own kernel (chapters/{ch}/{kname}) does not pass its grade, so "
+                    f"there is nothing to compare speeds with: {error or 'see ' + os.path.join(out, REFERENCE)}",
+                    code=1)
+            print(f"reference: the instructor's own kernel, {ref_gflops:.1f} GFLOPS at {bench[0]['shape']} "
+                  "(full performance points at its speed)", flush=True)
+
+        rows = []
+        for i, sub in enumerate(subs, 1):
+            at = i if ref else i - 1
+            report, error = grade_into(at)
+            child = children[at][0]
+            if child and all(children[j][0] != child for j in range(at + 1, len(todo))):
+                shutil.rmtree(os.path.dirname(os.path.dirname(child)), ignore_errors=True)
+            bench = (report or {}).get("benchmark") or [{}]
+            gflops = bench[0].get("gflops", 0.0)
+            row = {"submission": shown(sub.name),
+                   "shapes_passed": report["shapes_passed"] if report else 0,
+                   "shapes_total": report["shapes_total"] if report else 0,
+                   "pass": bool(report and report["pass"] and not error),
+                   "gflops": round(gflops, 3),
+                   "pct_of_yardstick": round(bench[0].get("pct_of_yardstick", 0.0), 2),
+                   "pct_of_reference": round(100.0 * gflops / ref_gflops, 2) if ref_gflops else "",
+                   "sandboxed": sandbox.enabled,
+                   "error": shown(error or "").replace("\n", " ")[:1000]}
+            rows.append(row)
+            write_csv(csv_path, rows)  # after every row: an interrupted class keeps what it graded
+            work = os.path.join(out, sub.out)
+            if args.gradescope:
+                with open(os.path.join(work, "results.json"), "w") as f:
+                    json.dump(gradescope(report, error and shown(error), args, ref_gflops, sandbox.note), f, indent=2)
+            verdict = "PASS" if row["pass"] else "FAIL"
+            detail = f"{row['shapes_passed']}/{row['shapes_total']} shapes"
+            if row["gflops"]:
+                detail += f", {row['gflops']:.1f} GFLOPS ({row['pct_of_yardstick']:.1f}% of the yardstick"
+                detail += f", {row['pct_of_reference']:.1f}% of the reference)" if ref_gflops else ")"
+            print(f"[{i}/{len(subs)}] {row['submission']}: {verdict}, {detail}" +
+                  (f"; {row['error'][:300]}" if error else "") + ("" if sandbox.enabled else " [UNSANDBOXED]"),
+                  flush=True)
+    print(f"wrote {csv_path}" + (" and one results.json per submission" if args.gradescope else "") +
+          f"; {sandbox.note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
