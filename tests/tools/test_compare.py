@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""tools/reporting/compare.py: a run the same within noise passes, one that is slower fails."""
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+TOOL = os.path.join(ROOT, "tools", "reporting", "compare.py")
+HEAD = "chapter,M,N,K,gflops,pct_of_yardstick,pct_min,pct_max\n"
+
+
+def write(folder, lines):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "15_x.csv"), "w") as f:
+        f.write(HEAD + "".join(l + "\n" for l in lines))
+
+
+def run(*args):
+    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+
+
+failures = 0
+
+
+def expect(what, proc, rc, text=None):
+    global failures
+    if proc.returncode != rc or (text and text not in proc.stdout + proc.stderr):
+        failures += 1
+        print(f"FAIL {what}: exit {proc.returncode} (wanted {rc})\n{proc.stdout}{proc.stderr}")
+    else:
+        print(f"ok   {what}")
+
+
+with tempfile.TemporaryDirectory() as d:
+    old, same, slow, other = (os.path.join(d, x) for x in ("old", "same", "slow", "other"))
+    write(old, ["15_x,4096,4096,4096,700000,99.0,98.0,100.5", "15_x,8192,8192,8192,720000,101,100,102"])
+    write(same, ["15_x,4096,4096,4096,702000,100.2,99,101", "15_x,8192,8192,8192,719000,100.4,99,101"])
+    write(slow, ["15_x,4096,4096,4096,600000,85.0,84,86", "15_x,8192,8192,8192,719000,100.4,99,101"])
+    write(other, ["15_x,256,256,256,1000,50,49,51"])
+    expect("same within noise", run(old, same), 0, "0 outside")
+    p = run(old, slow)
+    expect("a slower row fails and is named", p, 1, "4096x4096x4096")
+    expect("the slower row is marked", p, 1, "outside the noise")
+    expect("wider noise admits it", run(old, slow, "--points", "15"), 0)
+    expect("no common shape is bad input", run(old, other), 2)
+    expect("one folder is bad input", run(old), 2, "usage")
+    expect("a negative --points is bad input", run(old, same, "--points", "-1"), 2)
+sys.exit(1 if failures else 0)
