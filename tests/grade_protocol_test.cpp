@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "remote_protocol.hpp"
-#include "runner.hpp"
+#include "grade.hpp"
 
 namespace rp = gemm::remote;
 

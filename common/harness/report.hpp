@@ -59,4 +59,9 @@ std::string table_line(const Row& r);
 
 void write_text(const std::string& path, const std::string& text);
 
+// "running 4096 (3/6)..." on stderr while a size runs, so that a long size does not look like a
+// hang; progress_done() clears the line. Nothing when stderr is not a terminal.
+void progress(const std::string& what);
+void progress_done();
+
 }  // namespace gemm
