@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <iostream>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 

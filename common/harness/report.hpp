@@ -35,7 +35,7 @@ struct Row {
     double sm_clock_mhz = 0, power_w = 0;  // medians of the samples taken while timing
     std::string throttle;                  // "none", or the slowdowns seen and their share
     std::string l2_flush;                  // "yes": L2 written over before every timed run
-    // Which sources it came from (common/stamp.hpp): commit, uncommitted changes, kernel hash.
+    // Which sources it came from (stamp.hpp): commit, uncommitted changes, kernel hash.
     std::string commit, dirty, source_hash;
 };
 

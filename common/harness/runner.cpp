@@ -31,12 +31,15 @@ Problem problem_for(const Shape& s, const Options& o, Precision precision) {
 
 // Everything that can go wrong with the command line is found before the first kernel runs.
 // What the command line alone can get wrong (a size past the limits, an --out that cannot be
-// made), found before any device is asked for: exit 2 with or without a GPU.
-void validate_command_line(const std::vector<Shape>& sizes, const Options& o,
-                           Precision precision) {
+// made), found before any device is asked for: exit 2 with or without a GPU. Returns the problem
+// of each size, made here once for the whole run.
+std::vector<Problem> validate_command_line(const std::vector<Shape>& sizes, const Options& o,
+                                           Precision precision) {
+    std::vector<Problem> problems;
     for (const Shape& s : sizes) {
+        problems.push_back(problem_for(s, o, precision));
         try {
-            (void)problem_for(s, o, precision).resolved();
+            (void)problems.back().resolved();
         } catch (const std::invalid_argument& e) {
             throw UsageError("size " + s.str() + ": " + e.what());
         }
@@ -46,12 +49,12 @@ void validate_command_line(const std::vector<Shape>& sizes, const Options& o,
     if (ec || !std::filesystem::is_directory(o.out_dir))
         throw UsageError("--out " + o.out_dir + ": cannot create this directory (" + ec.message() +
                          ")");
+    return problems;
 }
 
 // Then what needs the device: that every size fits in its memory (and the host's).
-void validate_fits(const std::vector<Shape>& sizes, const Options& o, Precision precision,
-                   const Backend& backend) {
-    for (const Shape& s : sizes) backend.check_fits(problem_for(s, o, precision).resolved());
+void validate_fits(const std::vector<Problem>& problems, const Backend& backend) {
+    for (const Problem& p : problems) backend.check_fits(p.resolved());
 }
 
 // One line on what a result was measured under, or nothing where there is nothing to say.
@@ -89,8 +92,9 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     if (o.grade && o.sizes.empty() && !sizes.empty()) sizes = {sizes.back()};
 
     std::unique_ptr<Backend> backend;
+    std::vector<Problem> problems;  // one per size
     try {
-        validate_command_line(sizes, o, precision);
+        problems = validate_command_line(sizes, o, precision);
         // The local backend is the device, the yardstick and the checks, whatever runs the kernel.
         Options local = o;
         local.remote.clear();
@@ -98,7 +102,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         // --remote: the chapter's kernel runs in a child process; this one keeps the verdict.
         if (!o.remote.empty() && o.remote != kRemoteCheckOnly)
             backend = make_remote_backend(std::move(backend), o.remote, o.timeout_s);
-        validate_fits(sizes, o, precision, *backend);
+        validate_fits(problems, *backend);
     } catch (const NoDevice& e) {
         std::cout << info.id << ": skipped: " << e.what() << "\n";
         return 77;
@@ -150,8 +154,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         progress(sizes[i].str() + " (" + std::to_string(i + 1) + "/" +
                  std::to_string(sizes.size()) + ")");
         CheckResult check;
-        const Row r =
-            measure(*backend, info, precision, o, problem_for(sizes[i], o, precision), yard, check);
+        const Row r = measure(*backend, info, precision, o, problems[i], yard, check);
         progress_done();
         all_pass = all_pass && check.pass;
         std::cout << table_line(r) << std::endl;
@@ -160,8 +163,8 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
                       << " of the samples (median " << r.sm_clock_mhz << " MHz, " << r.power_w
                       << " W)" << std::endl;
         if (!check.pass)
-            std::cout << "    " << problem_for(sizes[i], o, precision).resolved().str() << ": "
-                      << check.summary() << std::endl;
+            std::cout << "    " << problems[i].resolved().str() << ": " << check.summary()
+                      << std::endl;
         csv << csv_line(r) << '\n' << std::flush;
         if (!csv) {
             std::cerr << prog << ": error: cannot write " << csv_path << "\n";
