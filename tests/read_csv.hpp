@@ -1,4 +1,4 @@
-// Reads back a results CSV that write_csv (common/report.hpp) wrote: the tests' side of the CSV
+// Reads back a results CSV that write_csv (common/harness/report.hpp) wrote: the tests' side of the CSV
 // round trip. The tools read the CSVs in Python (tools/reporting/plot.py); nothing else reads them
 // in C++.
 #pragma once

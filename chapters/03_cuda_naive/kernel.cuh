@@ -5,7 +5,7 @@
 // side by side. Chapter 04 swaps two lines and fixes that.
 // Napkin math: 2 loads (8 bytes) per FMA (2 FLOP) -> 0.25 FLOP/byte if nothing were cached.
 // Preconditions: none (gridDim.y <= 65535: a wider C is launched in slices of columns, by the
-// general-shape layer in common/general_shape.cuh).
+// general-shape layer in common/device/general_shape.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -4,7 +4,7 @@
 // all read the same element of A (a broadcast). Same FLOPs, far fewer memory transactions.
 // Napkin math: per warp and k, 1 line of B + 1 broadcast word of A, instead of 32 lines of A.
 // Preconditions: none (gridDim.y <= 65535: a taller C is launched in slices of rows, by the
-// general-shape layer in common/general_shape.cuh).
+// general-shape layer in common/device/general_shape.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -5,7 +5,7 @@
 // Napkin math: each element loaded from global memory is reused by 32 threads, so global
 // traffic drops from 2MNK to MNK(1/BM + 1/BN) floats: 8 FLOP/byte instead of 0.25.
 // Preconditions: none (gridDim.y <= 65535: a taller C is launched in slices of rows, by the
-// general-shape layer in common/general_shape.cuh).
+// general-shape layer in common/device/general_shape.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -5,7 +5,7 @@
 // k-tile. The block order is a named configuration (GROUP_M, common/device/tile_order.cuh).
 // Napkin math: L2 -> SM traffic 2*M*N*K*(1/BM + 1/BN) = 1.6 GB at 4096^3 for 128x256: 85 FLOP/byte.
 // Preconditions: none. cp.async needs lda, ldb % 8 == 0 and 16-byte aligned A and B, else the same
-// pipeline copies scalars (common/general_shape.cuh); on sm_75 cp.async is a synchronous copy
+// pipeline copies scalars (general_shape.cuh); on sm_75 cp.async is a synchronous copy
 // (common/device/sm80.cuh). Edge chunks are zero-filled; C is written bounds-checked.
 #pragma once
 

@@ -1,5 +1,7 @@
 // The general-shape layer of the Hopper chapters (12 on): what runs before their fast path so that
-// every shape meets the contract, kept out of the kernel files.
+// every shape meets the contract, kept out of the kernel files. Host-side launch code (scratch
+// buffers, copies, a cache of them), not device code: it is in the kernels' room because kernel
+// files include it.
 // - The kernels copy A and B in 16-byte pieces (chapter 12's cp.async chunks, the TMA boxes of 13
 //   on), which needs every row 16-byte aligned: a 16-byte aligned base and ld % 8 == 0 (halves).
 //   An operand that misses it is first copied into a scratch buffer whose leading dimension is

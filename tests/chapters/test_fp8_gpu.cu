@@ -118,7 +118,7 @@ TEST_SUITE("fp8 chapters") {
 
 // The accuracy contract: promoted chapters are within 1% of the exact value at every element of
 // 256 x 256 x 32768 with positive inputs. The unpromoted chapter stays within its documented bound
-// (2^-11 per 32-deep step, common/problem.hpp) and is measurably worse than 1%: the test can tell
+// (2^-11 per 32-deep step, harness/problem.hpp) and is measurably worse than 1%: the test can tell
 // promotion apart (chapter 20's README has the curve).
 TEST_SUITE("fp8 accuracy at deep K") {
     TEST_CASE("21_fp8_promoted") {

@@ -1,7 +1,7 @@
-// What the grade and its child must compute alike (common/remote_protocol.hpp): the keyed row
+// What the grade and its child must compute alike (grading/remote_protocol.hpp): the keyed row
 // permutation is a permutation, SipHash-2-4 matches its authors' test vectors, and a block's
 // digest changes with any bit of the block, its order or its key. And the grading shapes
-// (common/runner.cpp): keyed draws in a fixed order, matrices that do not show the seed.
+// (common/harness/runner.cpp): keyed draws in a fixed order, matrices that do not show the seed.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "remote_protocol.hpp"
-#include "runner.hpp"
+#include "grade.hpp"
 
 namespace rp = gemm::remote;
 

@@ -589,6 +589,23 @@ TEST_SUITE("output") {
         CHECK(json_escape("\x7f") == "\x7f");  // DEL is no control character to JSON
     }
 
+    TEST_CASE("a JSON object: members in order, strings escaped, inf and NaN as null, arrays") {
+        JsonObject row;
+        row.add("M", 17).add("ok", false).add("err", 0.25).add("why", "a \"b\"\n");
+        CHECK(row.str() ==
+              "{\"M\": 17, \"ok\": false, \"err\": 0.25, \"why\": \"a \\\"b\\\"\\n\"}");
+        JsonObject odd;
+        odd.add("inf", std::numeric_limits<double>::infinity()).add("nan", std::nan(""));
+        CHECK(odd.str() == "{\"inf\": null, \"nan\": null}");
+        const std::string doc = JsonObject()
+                                    .add("seed", 18446744073709551615ull)
+                                    .add("rows", std::vector<JsonObject>{row, odd})
+                                    .add("none", std::vector<JsonObject>{})
+                                    .str("  ");
+        CHECK(doc == "{\n  \"seed\": 18446744073709551615,\n  \"rows\": [\n    " + row.str() +
+                         ",\n    " + odd.str() + "\n  ],\n  \"none\": []\n}");
+    }
+
     TEST_CASE("the table line says PASS, FAIL or unchecked") {
         Row r = sample_row();
         CHECK(table_line(r).find("PASS") != std::string::npos);

@@ -14,7 +14,7 @@ for ch in chapters:
     obj = f"chapters/{ch}.p/{ch}_main.cu.o"
     p = subprocess.run(["ninja", "-C", build, "-t", "deps", obj], capture_output=True, text=True)
     deps = p.stdout
-    want = [f"chapters/{ch}/kernel.cuh", "common/cuda_check.cuh"]
+    want = [f"chapters/{ch}/kernel.cuh", "common/device/cuda_check.cuh"]
     missing = [w for w in want if w not in deps]
     ok = p.returncode == 0 and not missing
     print(("ok   " if ok else "FAIL ") + f"{obj} depends on {', '.join(want)}"

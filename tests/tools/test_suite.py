@@ -18,7 +18,7 @@ import tempfile
 SUITE = os.path.abspath(sys.argv[1])
 failures = []
 
-# The harness's CSV columns (common/report.cpp), in order.
+# The harness's CSV columns (common/harness/report.cpp), in order.
 HARNESS = ("device,chapter,precision,M,N,K,alpha,beta,seed,reps,ms_median,ms_min,gflops,"
            "yardstick,yardstick_ms_median,yardstick_gflops,pct_of_yardstick,pct_min,pct_max,"
            "rounds,check,max_abs_err,max_rel_err,bad_elements,pass,driver,cuda_runtime,cublas,"

@@ -3,8 +3,8 @@
 
     tools/build/chapter_options.py [OPTION...]
 
-The rules are those of the harness (common/options.cpp, parse_options; the size limits of
-common/problem.cpp): an unknown option, a missing or malformed value, a size that is not N or
+The rules are those of the harness (common/harness/options.cpp, parse_options; the size limits of
+common/harness/problem.cpp): an unknown option, a missing or malformed value, a size that is not N or
 MxNxK, a dimension above 2^30 or a matrix of 2^31 elements or more is refused with the harness's
 own words. tests/tools/test_options.py holds this file to the harness: both must refuse the same
 command lines. Exit: 0 the options are good, 2 they are not (a message on stderr).
@@ -15,7 +15,7 @@ import struct
 import sys
 
 FLT_MIN = 1.1754943508222875e-38
-MAX_DIMENSION = 1 << 30  # common/problem.cpp
+MAX_DIMENSION = 1 << 30  # common/harness/problem.cpp
 MAX_ELEMENTS = 1 << 31
 
 

@@ -38,8 +38,9 @@ import chapters  # noqa: E402  (tools/build/chapters.py: the one list of chapter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Where a quoted #include is looked for after the including file's own folder: the build's
-# include directories (meson.build's common_inc, and chapters/ for "NN_slug/kernel.cuh").
-INCLUDE_DIRS = ("common", "chapters")
+# include directories (meson.build's common_inc: common/ for "device/NAME.cuh" and its three rooms
+# for bare names, and chapters/ for "NN_slug/kernel.cuh").
+INCLUDE_DIRS = ("common", "common/device", "common/harness", "common/grading", "chapters")
 KERNEL_FILES = ("kernel.cuh", "kernel.hpp")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 # What a README may name: a CSV, its folder, or a chart or table drawn from it.

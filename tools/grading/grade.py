@@ -471,9 +471,11 @@ class Chapter:
             own = includes(strip_comments(f.read()))
         self.allowed_includes = set(SAFE_GPU if self.gpu else SAFE_CPU) | set(own)
         # The instructor's headers a kernel may include: those its own kernel file includes, from
-        # common/ (common/device/ too) or chapters/, copied into the build's include folder.
+        # the kernels' room (common/device/, as "NAME" or "device/NAME") or chapters/, copied into
+        # the build's include folder. Nothing of the harness or of grading is a kernel's to include.
         quoted = [i.strip('"') for i in self.allowed_includes if i.startswith('"')]
-        self.headers = project_headers(quoted, [os.path.join(ROOT, "common"), os.path.join(ROOT, "chapters")])
+        self.headers = project_headers(quoted, [os.path.join(ROOT, "common", "device"), os.path.join(ROOT, "common"),
+                                                os.path.join(ROOT, "chapters")])
         ns = ["-DGRADE_NS=" + c.ns]
         # The processes and threads the child may have: it sets this limit itself, first thing.
         self.nproc = 4 * (os.cpu_count() or 1) + 64
@@ -505,7 +507,8 @@ class Chapter:
         # The child's own translation unit, compiled once for the whole class.
         for name, path in project_headers(["grade_entry.hpp", "remote_protocol.hpp"] +
                                           (["gpu_timing.cuh"] if self.gpu else []),
-                                          [HERE, os.path.join(ROOT, "common")]).items():
+                                          [HERE] +
+                                          [os.path.join(ROOT, "common", room) for room in ("grading", "harness", "device")]).items():
             shutil.copy(path, os.path.join(self.main, name))
         shutil.copy(os.path.join(HERE, "grade_child.cu"), self.main)
         with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own

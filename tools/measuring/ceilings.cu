@@ -83,7 +83,7 @@ Options parse(int argc, char** argv) {
 }
 
 // SM clock and board power while a measurement runs: the harness's sampler
-// (common/gpu_conditions.cpp), which reads NVML when the driver has it.
+// (common/harness/gpu_conditions.cpp), which reads NVML when the driver has it.
 using Sampler = gemm::ConditionsSampler;
 
 // ---- one measurement ----------------------------------------------------------------------------
@@ -370,8 +370,8 @@ std::vector<Ceiling> cublas_ceilings(const Context& ctx, Sampler& sampler) {
         GEMM_CUDA_CHECK_LAUNCH();
         Ceiling c{"", "cublasGemmEx fp16->fp32 " + std::to_string(n) + "^3", "GFLOPS",
                   ctx.peaks.fp16_tensor_gflops};
-        std::string how = "cublasGemmEx via cublas_hgemm of common/gpu_runner.cu; fp16 A and B; ";
-        how += "fp32 compute and C; " + std::to_string(n) + "^3";
+        std::string how = "cublasGemmEx via cublas_hgemm of common/harness/gpu_runner.cu; ";
+        how += "fp16 A and B; fp32 compute and C; " + std::to_string(n) + "^3";
         measure(c, 2.0 * n * nn, how, ctx.timing, sampler, ctx.stream, [&] {
             gemm::cublas_hgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n, ctx.stream);
         });
@@ -390,12 +390,13 @@ std::vector<Ceiling> cublas_ceilings(const Context& ctx, Sampler& sampler) {
     GEMM_CUDA_CHECK_LAUNCH();
     Ceiling s{"cublas_sgemm", "cublasSgemm " + std::to_string(n) + "^3", "GFLOPS",
               ctx.peaks.fp32_gflops};
-    measure(
-        s, 2.0 * n * nn,
-        "cublasSgemm via cublas_sgemm of common/gpu_runner.cu; fp32; " + std::to_string(n) + "^3",
-        ctx.timing, sampler, ctx.stream, [&] {
-            gemm::cublas_sgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n, ctx.stream);
-        });
+    measure(s, 2.0 * n * nn,
+            "cublasSgemm via cublas_sgemm of common/harness/gpu_runner.cu; fp32; " +
+                std::to_string(n) + "^3",
+            ctx.timing, sampler, ctx.stream, [&] {
+                gemm::cublas_sgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n,
+                                   ctx.stream);
+            });
     out.push_back(s);
     return out;
 }
@@ -436,8 +437,8 @@ void print_table(const std::vector<Ceiling>& rows) {
     for (const Ceiling& c : rows)
         if (c.measured) std::printf("  %s: %s\n", c.what.c_str(), c.method.c_str());
     std::printf(
-        "theory: device_peaks() of common/gpu_runner.cu at the boost clock (bandwidth from the "
-        "memory clock and bus width); SM MHz and W: medians of NVML samples during the timed "
+        "theory: device_peaks() of common/harness/gpu_runner.cu at the boost clock (bandwidth from "
+        "the memory clock and bus width); SM MHz and W: medians of NVML samples during the timed "
         "repetitions\n");
 }
 

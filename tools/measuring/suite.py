@@ -40,7 +40,7 @@ DEFAULT_SHAPES = os.path.join(ROOT, "tools", "measuring", "suite_shapes.txt")
 # An FP8 chapter (precision fp8_* in chapters/chapters.txt) runs on its own list by default, against
 # the cuBLASLt mode of its arithmetic (the chapter binary picks it).
 DEFAULT_SHAPES_FP8 = os.path.join(ROOT, "tools", "measuring", "suite_shapes_fp8.txt")
-# The harness's limits (common/problem.hpp): a dimension at most 2^30, a matrix under 2^31 elements.
+# The harness's limits (common/harness/problem.hpp): a dimension at most 2^30, a matrix under 2^31 elements.
 MAX_DIMENSION = 1 << 30
 MAX_ELEMENTS = 1 << 31
 # What the suite itself decides: the chapter options may not.

@@ -35,7 +35,7 @@ struct Row {
     double sm_clock_mhz = 0, power_w = 0;  // medians of the samples taken while timing
     std::string throttle;                  // "none", or the slowdowns seen and their share
     std::string l2_flush;                  // "yes": L2 written over before every timed run
-    // Which sources it came from (common/stamp.hpp): commit, uncommitted changes, kernel hash.
+    // Which sources it came from (stamp.hpp): commit, uncommitted changes, kernel hash.
     std::string commit, dirty, source_hash;
 };
 
@@ -58,5 +58,10 @@ std::string table_header();
 std::string table_line(const Row& r);
 
 void write_text(const std::string& path, const std::string& text);
+
+// "running 4096 (3/6)..." on stderr while a size runs, so that a long size does not look like a
+// hang; progress_done() clears the line. Nothing when stderr is not a terminal.
+void progress(const std::string& what);
+void progress_done();
 
 }  // namespace gemm

@@ -1,7 +1,10 @@
 #include "report.hpp"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -159,6 +162,14 @@ void write_peaks(const std::string& path, const Peaks& p) {
     write_text(path, "device,fp32_gflops,fp16_tensor_gflops,bandwidth_gbs\n" + quote(p.device) +
                          "," + num(p.fp32_gflops, 8) + "," + num(p.fp16_tensor_gflops, 8) + "," +
                          num(p.bandwidth_gbs, 8) + "\n");
+}
+
+void progress(const std::string& what) {
+    if (isatty(2)) std::cerr << "\r  running " << what << "...\033[K" << std::flush;
+}
+
+void progress_done() {
+    if (isatty(2)) std::cerr << "\r\033[K" << std::flush;
 }
 
 }  // namespace gemm

@@ -1,19 +1,14 @@
-// The loop every chapter binary runs: parse, validate, then for each size check, time and report
-// (measure.hpp), or grade (--grade). The CPU and GPU chapters differ only in their Backend.
+// --grade's shapes: what run_chapter hands to grade() (declared in common/harness/modes.hpp,
+// defined in grade.cpp) checks a kernel on, and what the grading child and its tests recompute.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "backend.hpp"
-#include "chapter.hpp"
+#include "modes.hpp"  // grade(), defined in grade.cpp
 #include "problem.hpp"
 
 namespace gemm {
-
-// Returns the exit code: 0 every check passed, 1 a check failed, 2 usage, 77 no usable device.
-int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precision,
-                const BackendFactory& make_backend);
 
 // The shapes --grade checks: fixed awkward ones plus random ones drawn from `seed` (with random
 // padded leading dimensions, alpha and beta); `large` adds three around 1000-2200 (GPU chapters).

@@ -1,5 +1,8 @@
 // Error checks for CUDA runtime calls and kernel launches: every failure names the call, file and
-// line. (cuBLAS's calls are checked where they are made, by GEMM_CUBLAS_CHECK in gpu_runner.cu.)
+// line. CUDA runtime calls only: cuBLAS and cuBLASLt return their own status type, and the
+// yardsticks check their calls where they make them (GEMM_CUBLAS_CHECK and GEMM_CUBLASLT_CHECK in
+// common/harness/gpu_runner*.cu). In the kernels' room (common/device/) because kernel files
+// include it; the harness, the tools and the grading child include the same file.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,7 +13,7 @@
 namespace gemm {
 
 // Prints "<file>:<line>: <call> failed: <error name> (<message>)" and exits with code 1. Defined
-// here, once, for the harness, the chapters, the tools and the grading child alike.
+// here and nowhere else: the harness, the chapters, the tools and the grading child call this one.
 [[noreturn]] inline void cuda_fail(const char* call, cudaError_t err, const char* file, int line) {
     std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, call, cudaGetErrorName(err),
                  cudaGetErrorString(err));
