@@ -173,7 +173,7 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
     std::cout << "\n"
               << info.id << ": " << passed << "/" << problems.size() << " shapes correct; wrote "
               << path << "\nGRADE: " << (all ? "PASS" : "FAIL") << std::endl;
-    // tools/grade.py takes the verdict from that file only, in an --out folder of its own that
+    // tools/grading/grade.py takes the verdict from that file only, in an --out folder of its own that
     // the --remote child's sandbox does not contain.
     return all ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 // The trusted side of a grade: a Backend whose chapter kernel runs in a child process.
-// The child (tools/grade_child.cu around a submitted kernel, sandboxed by tools/grade.py) only
+// The child (tools/grading/grade_child.cu around a submitted kernel, sandboxed by tools/grading/grade.py) only
 // computes; this process makes the inputs, checks what comes back against its own reference,
 // times every run on its own clock, times the yardstick itself and writes the verdict. See
 // docs/assignments.md for the threat model.

@@ -1,5 +1,5 @@
 // The CPU timing loop of the harness's CPU backend. (A graded kernel's child is timed by the grade
-// itself, on its own clock: common/remote.cpp.)
+// itself, on its own clock: common/grading/remote.cpp.)
 #pragma once
 
 #include <dirent.h>

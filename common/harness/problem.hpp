@@ -11,7 +11,7 @@
 namespace gemm {
 
 // Element type of A and B. F32, F16: C and the accumulation are float. The FP8 precisions
-// (chapters 20-23, common/fp8_problem.hpp): A and B are e4m3 codes with float scales, B is stored
+// (chapters 20-23, common/harness/fp8_problem.hpp): A and B are e4m3 codes with float scales, B is stored
 // N x K (C = A * B^T), C is bf16. E4M3Fast: per-tensor scales, sums left in the tensor cores' short
 // adders (unpromoted, chapter 20); E4M3: per-tensor, promoted to fp32 every 128 of K; E4M3Block:
 // one scale per 1 x 128 block of A and 128 x 128 block of B, promoted. They differ in the yardstick

@@ -114,7 +114,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         return 1;
     }
 
-    if (o.remote == kRemoteCheckOnly) {  // tools/grade.py asks before it builds anything
+    if (o.remote == kRemoteCheckOnly) {  // tools/grading/grade.py asks before it builds anything
         std::cout << info.id << ": the command line is valid for a grade on this machine\n";
         return 0;
     }
@@ -171,7 +171,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
             return 2;
         }
     }
-    std::cout << "\nwrote " << csv_path << " (tools/plot.py " << o.out_dir << " draws the charts)\n"
+    std::cout << "\nwrote " << csv_path << " (tools/reporting/plot.py " << o.out_dir << " draws the charts)\n"
               << (all_pass ? "all checks passed" : "SOME CHECKS FAILED") << std::endl;
     return all_pass ? 0 : 1;
 }
