@@ -8,7 +8,8 @@ Checked, on the repository and then on doctored copies that must fail:
   - tools/tune.cu re-lists no configuration (no gemm_cfg<, no quoted candidate name) and calls
     for_each_candidate of every chapter whose configs.hpp has one (and includes that file);
   - tools/shape_sweep.cu names no kernel instance of its own (it asks chosen_kernel);
-  - every GPU chapter of chapters/chapters.txt has a napkin model whose last row takes any M;
+  - every GPU chapter of chapters/chapters.txt has a napkin model whose last row takes any M, in
+    a configs.hpp that tools/tune.cu includes (its static_asserts compile there);
   - tools/plot.py's napkin table is the chapters' (plot_roofline.NAPKIN).
 
 Usage: facts_test.py REPO_ROOT     Exit: 0 pass, 1 fail.
@@ -72,6 +73,9 @@ def problems(root):
         if text is None:
             out.append(f"{c.id}: no configs.hpp (its napkin model at least)")
             continue
+        if f'#include "{c.id}/configs.hpp"' not in tune:
+            out.append(f"{c.id}: tools/tune.cu does not include {c.id}/configs.hpp (its "
+                       "static_asserts compile there)")
         rows = chapter_facts.napkin(text)
         if not rows or rows[-1][0] != 0 or any(r[1] <= 0 or r[2] <= 0 for r in rows):
             out.append(f"{c.id}: napkin rows {rows}: expected {{largest M, BM, BN}} rows, the last "
@@ -96,8 +100,6 @@ def problems(root):
             if f"{ns}::facts::for_each_candidate(" not in tune:
                 out.append(f"{c.id}: tools/tune.cu does not time its candidates "
                            f"({ns}::facts::for_each_candidate)")
-            if f'#include "{c.id}/configs.hpp"' not in tune:
-                out.append(f"{c.id}: tools/tune.cu does not include {c.id}/configs.hpp")
     return out
 
 
@@ -140,6 +142,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ("tools/tune.cu", "    ch09::facts::for_each_candidate(gpu);\n", "",
          "09_wmma_smem: tools/tune.cu does not time"),
         ("chapters/18_small_m/configs.hpp", "{0, 64, 64}", "{64, 64, 64}", "18_small_m: napkin"),
+        ("tools/tune.cu", '#include "05_cuda_smem_tiled/configs.hpp"\n', "",
+         "does not include 05_cuda_smem_tiled/configs.hpp"),
     ]
     for path, old, new, needle in cases:
         found = doctored(path, old, new)

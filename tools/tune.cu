@@ -8,21 +8,30 @@
 #include <string>
 
 // Each chapter names its own candidates in chapters/<id>/configs.hpp (for_each_candidate); this
-// tool lists none of its own (tests/facts_test.py checks).
+// tool lists none of its own (tests/facts_test.py checks). Every GPU chapter's configs.hpp is
+// included here, those without candidates too, so that the static_asserts holding their napkin
+// tiles to the kernels' compile in one build or the other.
 #ifdef GEMM_TUNE_HOPPER
 #include "12_wgmma/configs.hpp"
 #include "13_tma_mbarrier/configs.hpp"
 #include "14_warp_specialized/configs.hpp"
 #include "15_wgmma_persistent/configs.hpp"
 #include "16_split_k/configs.hpp"
+#include "17_stream_k/configs.hpp"
+#include "18_small_m/configs.hpp"
+#include "19_dispatcher/configs.hpp"
 #include "20_fp8_e4m3/configs.hpp"
 #include "21_fp8_promoted/configs.hpp"
 #include "22_fp8_persistent/configs.hpp"
 #include "23_fp8_block_scaled/configs.hpp"
 #include "harness_fp8.cuh"
 #else
+#include "03_cuda_naive/configs.hpp"
+#include "04_cuda_coalesced/configs.hpp"
+#include "05_cuda_smem_tiled/configs.hpp"
 #include "06_cuda_register_tiled/configs.hpp"
 #include "07_cuda_warp_tiled/configs.hpp"
+#include "08_wmma_naive/configs.hpp"
 #include "09_wmma_smem/configs.hpp"
 #include "10_wmma_double_buffered/configs.hpp"
 #include "11_mma_ldmatrix/configs.hpp"
