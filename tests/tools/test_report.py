@@ -240,6 +240,12 @@ cases = [  # chapter, precision, size, FLOP per byte worked out by hand, from th
      2 * 4096 ** 3 / (2 * 2 * 4096 ** 2 * 16 + 4 * 4096 ** 2), True),
     ("10_wmma_double_buffered", "fp16", 256,  # one column of 256-wide tiles, two rows of 128
      2 * 256 ** 3 / (2 * (256 ** 2 * 1 + 256 ** 2 * 2) + 4 * 256 ** 2), True),
+    ("16_split_k", "fp16", 4096,  # cluster2's pairs, as chapter 15 (chapters/16_split_k/configs.hpp)
+     2 * 4096 ** 3 / (2 * 2 * 4096 ** 2 * 16 + 4 * 4096 ** 2), True),
+    ("18_small_m", "fp16", 4096,  # past 64 rows, tiles of (64, 64): A and B each read 64 times
+     2 * 4096 ** 3 / (2 * 2 * 4096 ** 2 * 64 + 4 * 4096 ** 2), True),
+    ("18_small_m", "fp16", 8,  # M <= 8: one (8, 64) tile holds 8 x 8: A and B read once
+     2 * 8 ** 3 / (2 * (8 * 8 * 1 + 8 * 8 * 1) + 4 * 8 ** 2), True),
     ("99_new_chapter", "fp16", 1024, 2 * 1024 ** 3 / (2 * 2 * 1024 ** 2 + 4 * 1024 ** 2), False),
 ]
 for chapter, precision, n, want, napkin in cases:

@@ -1,9 +1,10 @@
 // Sweeps one dimension of the GEMM shape for one GPU chapter and cuBLAS: the same checks and
 // timing as a chapter run (it is one: run_gpu_chapter over the swept shapes, writing its CSV),
 // then a second CSV of the chapter's predicted tile and wave steps where the tool knows the
-// chapter's tile (chapters 10 and 11); tools/reporting/plot.py draws GFLOPS against the swept
-// dimension with the steps on it. See docs/shapes.md.
-//   build/tools/shape_sweep --chapter 10 --m 5120 --n 33700:33720:2 --k 1024 [--reps 10] [--out DIR]
+// chapter's tile (chapters 10 and 11); tools/reporting/plot.py draws GFLOPS against the swept dimension
+// with the steps on it. See docs/shapes.md.
+//   build/tools/shape_sweep --chapter 10 --m 5120 --n 33700:33720:2 --k 1024 [--reps 10] [--out
+//   DIR]
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -11,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "10_wmma_double_buffered/configs.hpp"  // the tile models of chapters 10 and 11
+#include "11_mma_ldmatrix/configs.hpp"
 #include "gpu_chapter_kernels.cuh"  // generated from chapters/chapters.txt
 #include "harness_gpu.cuh"
 #include "shapes.hpp"
@@ -39,8 +42,8 @@ int device_attr(cudaDeviceAttr a) {
 // BM, BN of Cfg and how many of `kernel`'s blocks fit on one SM with Cfg's threads and memory.
 template <class Cfg, class Kernel>
 gemm::TileModel model(Kernel kernel) {
-    GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Cfg::SMEM_BYTES));
+    GEMM_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES));
     int blocks = 0;
     GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Cfg::THREADS,
                                                                   Cfg::SMEM_BYTES));
@@ -48,26 +51,21 @@ gemm::TileModel model(Kernel kernel) {
 }
 
 // The tile of the configuration chapter 10's or 11's gemm() picks, asked of the chapter itself
-// (choose_config) for tight leading dimensions lda = K, ldb = N: 16-byte copies when both are
-// multiples of 8. The model then needs the kernel instance that configuration runs.
-bool ch10_tiles(long long, long long N, long long K, gemm::TileModel& t) {
-    const bool vec = K % 8 == 0 && N % 8 == 0;
-    ch10::choose_config(vec, [&](auto cfg) {
-        using Cfg = decltype(cfg);
-        t = vec ? model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, true>)
-                : model<Cfg>(ch10::wmma_pipelined_kernel<Cfg, false>);
-    });
+// (chapters/<id>/configs.hpp: chosen_kernel, over choose_config) for tight leading dimensions
+// lda = K, ldb = N: 16-byte copies when both are multiples of 8.
+template <class ChosenKernel>
+bool chosen_tiles(ChosenKernel chosen, long long N, long long K, gemm::TileModel& t) {
+    chosen(K % 8 == 0 && N % 8 == 0,
+           [&](auto cfg, auto kernel) { t = model<decltype(cfg)>(kernel); });
     return true;
 }
 
+bool ch10_tiles(long long, long long N, long long K, gemm::TileModel& t) {
+    return chosen_tiles([](bool vec, auto fn) { ch10::facts::chosen_kernel(vec, fn); }, N, K, t);
+}
+
 bool ch11_tiles(long long, long long N, long long K, gemm::TileModel& t) {
-    const bool vec = K % 8 == 0 && N % 8 == 0;
-    ch11::choose_config(vec, [&](auto cfg) {
-        using Cfg = decltype(cfg);
-        t = vec ? model<Cfg>(ch11::mma_pipelined_kernel<Cfg, true, false>)
-                : model<Cfg>(ch11::mma_pipelined_kernel<Cfg, false, false>);
-    });
-    return true;
+    return chosen_tiles([](bool vec, auto fn) { ch11::facts::chosen_kernel(vec, fn); }, N, K, t);
 }
 
 template <class Fn>
@@ -172,7 +170,8 @@ const char* kUsage =
     "                   --no-baseline --alpha --beta (see its --help)\n\n"
     "Chapters 10 and 11 also get their predicted tile and wave steps (block\n"
     "tile of the configuration their gemm picks, blocks per SM from the occupancy calculator,\n"
-    "SMs of the device). Exit: 0 every shape passed its check, 1 one failed, 2 bad usage, 77 no GPU.\n";
+    "SMs of the device). Exit: 0 every shape passed its check, 1 one failed, 2 bad usage, 77 no "
+    "GPU.\n";
 
 Sweep parse(int argc, char** argv) {
     Sweep s;
@@ -231,16 +230,17 @@ int main(int argc, char** argv) {
     std::string sizes;
     std::vector<gemm::Shape> shapes;
     for (long long v : swept.values) {
-        const gemm::Shape sh(int(dim == 'M' ? v : s.m.values[0]), int(dim == 'N' ? v : s.n.values[0]),
+        const gemm::Shape sh(int(dim == 'M' ? v : s.m.values[0]),
+                             int(dim == 'N' ? v : s.n.values[0]),
                              int(dim == 'K' ? v : s.k.values[0]));
         shapes.push_back(sh);
         sizes += (sizes.empty() ? "" : ",") + std::to_string(sh.M) + "x" + std::to_string(sh.N) +
                  "x" + std::to_string(sh.K);
     }
     // The measurement is a chapter run over the shapes: its checks, timing, table and CSV.
-    const std::string id = !s.name.empty() ? s.name
-                                           : std::string("sweep_") + s.chapter->id + "_" +
-                                                 char(std::tolower(dim));
+    const std::string id =
+        !s.name.empty() ? s.name
+                        : std::string("sweep_") + s.chapter->id + "_" + char(std::tolower(dim));
     std::vector<std::string> args = {argv[0], "--sizes", sizes};
     args.insert(args.end(), s.passthrough.begin(), s.passthrough.end());
     std::vector<char*> cargs;
@@ -249,9 +249,8 @@ int main(int argc, char** argv) {
                                   {id, std::string("shape sweep of ") + s.chapter->id, 75, {}});
     if (rc == 2 || rc == 77) return rc;
 
-    // The predicted steps, for tools/reporting/plot.py to draw over the run's CSV: one row per
-    // step, or one row with the step columns empty when there is none (or no tile model for the
-    // chapter).
+    // The predicted steps, for tools/reporting/plot.py to draw over the run's CSV: one row per step, or one
+    // row with the step columns empty when there is none (or no tile model for the chapter).
     try {
         std::ostringstream steps;
         steps << "chapter,swept,BM,BN,sms,blocks_per_sm,x,tiles,waves,new_wave\n";
@@ -274,8 +273,8 @@ int main(int argc, char** argv) {
                       << st.count.waves << (st.new_wave ? " waves (one more)\n" : " waves\n");
             }
             if (found.empty()) steps << model << ",,,\n";
-            const gemm::TileCount first = dim == 'M' ? gemm::tile_count(t, lo, other)
-                                                     : gemm::tile_count(t, other, lo);
+            const gemm::TileCount first =
+                dim == 'M' ? gemm::tile_count(t, lo, other) : gemm::tile_count(t, other, lo);
             std::cout << "\ntile model of " << s.chapter->id << ": " << t.BM << "x" << t.BN
                       << " tiles, " << t.blocks_per_sm << " block(s) per SM x " << t.sms
                       << " SMs = " << t.concurrent() << " at once; at " << dim << " = " << lo
@@ -286,9 +285,9 @@ int main(int argc, char** argv) {
         }
         const std::string path = s.out_dir + "/" + id + ".steps.csv";
         gemm::write_text(path, steps.str());
-        std::cout << "wrote " << path << " (tools/reporting/plot.py " << s.out_dir
-                  << " draws GFLOPS against " << dim
-                  << (found.empty() ? "" : " with the predicted tile and wave steps") << ")\n";
+        std::cout << "wrote " << path << " (tools/reporting/plot.py " << s.out_dir << " draws GFLOPS against "
+                  << dim << (found.empty() ? "" : " with the predicted tile and wave steps")
+                  << ")\n";
     } catch (const std::exception& e) {
         std::cerr << "shape_sweep: error: " << e.what() << "\n";
         return 1;
