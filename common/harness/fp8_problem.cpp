@@ -77,20 +77,14 @@ float round_to_bf16(float x) {
 }
 
 std::size_t fp8_scale_a_count(Precision p, int M, int K) {
-    return p == Precision::E4M3Block ? std::size_t(fp8_k_blocks(K)) * std::size_t(M) : 1;
-}
-std::size_t fp8_scale_b_count(Precision p, int N, int K) {
-    return p == Precision::E4M3Block
-               ? std::size_t((N + kFp8Block - 1) / kFp8Block) * std::size_t(fp8_scale_b_ld(K))
+    return precision_info(p).scales == Scales::Blocks
+               ? std::size_t(fp8_k_blocks(K)) * std::size_t(M)
                : 1;
 }
-
-Precision fp8_precision(const std::string& v) {
-    if (v == "fp8_fast") return Precision::E4M3Fast;
-    if (v == "fp8") return Precision::E4M3;
-    if (v == "fp8_block") return Precision::E4M3Block;
-    throw std::invalid_argument("precision '" + v +
-                                "' is not an FP8 one (fp8_fast, fp8, fp8_block)");
+std::size_t fp8_scale_b_count(Precision p, int N, int K) {
+    return precision_info(p).scales == Scales::Blocks
+               ? std::size_t((N + kFp8Block - 1) / kFp8Block) * std::size_t(fp8_scale_b_ld(K))
+               : 1;
 }
 
 void make_positive(HostProblem& hp) {
@@ -101,16 +95,10 @@ void make_positive(HostProblem& hp) {
         for (float& x : *v) x = std::fabs(x);
 }
 
-Problem as_fp8(Problem p, Precision fp8) {
-    p.precision = fp8;
-    if (p.ldb != 0) p.ldb = p.shape.K + (p.ldb - p.shape.N);
-    return p;
-}
-
 void make_fp8_inputs(HostProblem& hp) {
     const Problem& p = hp.p;
     const int M = p.shape.M, N = p.shape.N, K = p.shape.K;
-    const bool blocks = p.precision == Precision::E4M3Block;
+    const bool blocks = precision_info(p.precision).scales == Scales::Blocks;
     fill_codes(hp.A8, hp.A, M, K, p.lda, p.seed, 1);
     fill_codes(hp.B8, hp.B, N, K, p.ldb, p.seed, 2);
 
@@ -147,7 +135,7 @@ void make_fp8_inputs(HostProblem& hp) {
             hp.B[std::size_t(n) * p.ldb + k] =
                 e4m3_to_float(hp.B8[std::size_t(n) * p.ldb + k]) * sb(n, k);
 
-    hp.C0.assign(std::size_t(M) * std::size_t(p.ldc), padding_sentinel(p.precision));
+    hp.C0.assign(std::size_t(M) * std::size_t(p.ldc), round_to_bf16(kPaddingSentinel));
 #pragma omp parallel for schedule(static)
     for (int m = 0; m < M; ++m)
         for (int n = 0; n < N; ++n)

@@ -1,4 +1,6 @@
 // What the FP8 chapters (20-23) add to the harness's inputs: e4m3 codes, their scales, bf16 C.
+// problem.cpp's make_inputs calls it for the precisions whose inputs are Inputs::E4M3Codes
+// (precision.hpp); it calls nothing of problem.cpp back.
 // The contract (chapters/20_fp8_e4m3/README.md): C (M x N, bf16) = alpha * (sa * A) * (sb * B)^T +
 // beta * C with A (M x K) and B (N x K) row-major e4m3 codes, both K-major as FP8 wgmma needs, and
 // sa, sb their scales: one float each (Precision::E4M3Fast, E4M3), or one per 1 x 128 block of A
@@ -37,16 +39,6 @@ inline int fp8_scale_b_ld(int K) {
 }
 std::size_t fp8_scale_a_count(Precision p, int M, int K);
 std::size_t fp8_scale_b_count(Precision p, int N, int K);
-
-// The precision column of chapters/chapters.txt for an FP8 chapter, as the harness's Precision:
-// fp8_fast -> E4M3Fast (unpromoted), fp8 -> E4M3 (promoted), fp8_block -> E4M3Block. Anything else
-// throws std::invalid_argument naming the value.
-Precision fp8_precision(const std::string& list_value);
-
-// The same problem for an FP8 precision: B becomes N x K, and a padded ldb keeps its padding past
-// the row (ldb - N extra elements become ldb - N past K), so that the shared awkward shapes of
-// tests/cases.hpp and the grading shapes keep their padded B.
-Problem as_fp8(Problem p, Precision fp8);
 
 // Fills hp (hp.p resolved, an FP8 precision): codes e4m3(448 u) for u uniform in [-1, 1) (the
 // harness's usual seeded uniform values, quantized at full range), scales 2^-e (1 + m / 8) / 448

@@ -360,13 +360,13 @@ std::string device_report(int device) {
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF32 gemm) {
-    return run_gpu<float>(argc, argv, info, gemm, cublas_sgemm, "cuBLAS cublasSgemm",
-                          Precision::F32);
+    return run_gpu<float>(argc, argv, info, gemm, cublas_sgemm,
+                          precision_info(Precision::F32).yardstick_name, Precision::F32);
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF16 gemm) {
-    return run_gpu<__half>(argc, argv, info, gemm, cublas_hgemm, "cuBLAS cublasGemmEx fp16->fp32",
-                           Precision::F16);
+    return run_gpu<__half>(argc, argv, info, gemm, cublas_hgemm,
+                           precision_info(Precision::F16).yardstick_name, Precision::F16);
 }
 
 CheckResult check_gpu_gemm(GpuGemmF32 gemm, const Problem& p, CheckMode mode) {

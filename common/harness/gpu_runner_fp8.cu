@@ -294,22 +294,30 @@ bool cublaslt_fp8_supports(Precision scaling, bool fast_accum, int M, int N, int
 int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm) {
     Precision scaling = Precision::E4M3;
     try {
-        scaling = fp8_precision(info.precision);
+        scaling = precision_from_list(info.precision);
     } catch (const std::invalid_argument& e) {
         std::fprintf(stderr, "run_fp8_chapter: %s: %s (chapters/chapters.txt)\n", info.id.c_str(),
                      e.what());
         return 2;
     }
-    // The yardstick: cuBLASLt doing the same arithmetic.
-    GpuGemmFp8 yardstick = cublaslt_fp8;
-    const char* name = "cuBLASLt FP8 e4m3->bf16, per-tensor scales (promoted, its default)";
-    if (scaling == Precision::E4M3Fast) {
-        yardstick = cublaslt_fp8_fast_accum;
-        name = "cuBLASLt FP8 e4m3->bf16, per-tensor scales, fast accumulation (unpromoted)";
-    } else if (scaling == Precision::E4M3Block) {
-        yardstick = cublaslt_fp8_blocks;
-        name = "cuBLASLt FP8 e4m3->bf16, 1x128/128x128 block scales";
+    // The yardstick: cuBLASLt doing the same arithmetic (precision.hpp names it).
+    GpuGemmFp8 yardstick = nullptr;
+    switch (precision_info(scaling).yardstick) {
+        case Yardstick::CublasLtFp8:
+            yardstick = cublaslt_fp8;
+            break;
+        case Yardstick::CublasLtFp8FastAccum:
+            yardstick = cublaslt_fp8_fast_accum;
+            break;
+        case Yardstick::CublasLtFp8Blocks:
+            yardstick = cublaslt_fp8_blocks;
+            break;
+        default:
+            std::fprintf(stderr, "run_fp8_chapter: %s: precision %s has no e4m3 inputs\n",
+                         info.id.c_str(), info.precision.c_str());
+            return 2;
     }
+    const char* name = precision_info(scaling).yardstick_name;
     return run_chapter(argc, argv, info, scaling, [&](const Options& o) {
         if (!o.remote.empty())  // the --remote protocol carries fp32 and fp16 operands only
             throw UsageError("--remote: the FP8 chapters are graded in one process");

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "fp8_problem.hpp"
+#include "fp8_problem.hpp"  // the e4m3 inputs, a case of make_inputs (one way: it calls nothing here)
 
 namespace gemm {
 
@@ -96,7 +96,8 @@ void reference_row(const HostProblem& hp, int i, double* expected, double* scale
     const int N = p.shape.N, K = p.shape.K;
     std::fill(expected, expected + N, 0.0);
     std::fill(scale, scale + N, 0.0);
-    if (is_fp8(p.precision)) {  // B is N x K: row j of B is column j of the product's B
+    const bool b_n_by_k = precision_info(p.precision).b_n_by_k;
+    if (b_n_by_k) {  // B is N x K: row j of B is column j of the product's B
         const float* a = &hp.A[std::size_t(i) * p.lda];
         for (int j = 0; j < N; ++j) {
             const float* b = &hp.B[std::size_t(j) * p.ldb];
@@ -107,7 +108,7 @@ void reference_row(const HostProblem& hp, int i, double* expected, double* scale
             }
         }
     }
-    for (int k = 0; k < K && !is_fp8(p.precision); ++k) {
+    for (int k = 0; k < K && !b_n_by_k; ++k) {
         const double a = hp.A[std::size_t(i) * p.lda + k];
         const float* b = &hp.B[std::size_t(k) * p.ldb];
         for (int j = 0; j < N; ++j) {
@@ -157,24 +158,17 @@ CheckResult finish(const Tally& t, const char* mode, std::size_t row_len) {
 
 }  // namespace
 
-const char* to_string(Precision p) {
-    switch (p) {
-        case Precision::F32:
-            return "fp32";
-        case Precision::F16:
-            return "fp16";
-        case Precision::E4M3:
-            return "e4m3";
-        case Precision::E4M3Block:
-            return "e4m3-block";
-        case Precision::E4M3Fast:
-            return "e4m3-fast";
-    }
-    return "?";
+float padding_sentinel(Precision p) {
+    return precision_info(p).c == Element::BF16 ? round_to_bf16(kPaddingSentinel)
+                                                : kPaddingSentinel;
 }
 
-float padding_sentinel(Precision p) {
-    return is_fp8(p) ? round_to_bf16(kPaddingSentinel) : kPaddingSentinel;
+Problem as_precision(Problem p, Precision to) {
+    const bool from_nk = precision_info(p.precision).b_n_by_k, to_nk = precision_info(to).b_n_by_k;
+    if (p.ldb != 0 && from_nk != to_nk)
+        p.ldb = to_nk ? p.shape.K + (p.ldb - p.shape.N) : p.shape.N + (p.ldb - p.shape.K);
+    p.precision = to;
+    return p;
 }
 
 Problem Problem::resolved() const {
@@ -182,7 +176,7 @@ Problem Problem::resolved() const {
     const Shape& s = shape;
     if (s.M < 0 || s.N < 0 || s.K < 0)
         throw std::invalid_argument("negative dimension in " + str());
-    const int b_row = is_fp8(precision) ? s.K : s.N;  // FP8: B is N x K
+    const int b_row = precision_info(precision).b_n_by_k ? s.K : s.N;  // B: K x N or N x K
     if (r.lda == 0) r.lda = s.K;
     if (r.ldb == 0) r.ldb = b_row;
     if (r.ldc == 0) r.ldc = s.N;
@@ -226,11 +220,12 @@ HostProblem make_inputs(const Problem& p_in) {
     HostProblem hp;
     hp.p = p_in.resolved();
     const Problem& p = hp.p;
-    if (is_fp8(p.precision)) {
+    const Inputs inputs = precision_info(p.precision).inputs;
+    if (inputs == Inputs::E4M3Codes) {
         make_fp8_inputs(hp);
         return hp;
     }
-    const bool half = p.precision == Precision::F16;
+    const bool half = inputs == Inputs::UniformHalf;
     const float nan = std::numeric_limits<float>::quiet_NaN();
     fill(hp.A, p.shape.M, p.shape.K, p.lda, p.seed, 1, half, nan);
     fill(hp.B, p.shape.K, p.shape.N, p.ldb, p.seed, 2, half, nan);
@@ -248,16 +243,22 @@ std::vector<float> initial_C(const HostProblem& hp) {
 }
 
 double tolerance(Precision p, int K, double scale) {
-    if (p == Precision::E4M3Fast) return std::ldexp(1.0, -11) * (double(K) / 32.0 + 8.0) * scale;
-    if (is_fp8(p))  // promoted every 128 of K: short chains of 4 steps, then fp32 adds
-        return (std::ldexp(1.0, -11) * 8.0 + std::ldexp(1.0, -24) * (double(K) / 128.0 + 8.0)) *
-               scale;
-    const double u = p == Precision::F32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -22);
-    return u * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+    switch (precision_info(p).sums) {
+        case Sums::Fma:
+            return std::ldexp(1.0, -24) * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+        case Sums::TensorCore:
+            return std::ldexp(1.0, -22) * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+        case Sums::Unpromoted:
+            return std::ldexp(1.0, -11) * (double(K) / 32.0 + 8.0) * scale;
+        case Sums::Promoted:  // promoted every 128 of K: short chains of 4 steps, then fp32 adds
+            return (std::ldexp(1.0, -11) * 8.0 + std::ldexp(1.0, -24) * (double(K) / 128.0 + 8.0)) *
+                   scale;
+    }
+    throw std::logic_error("tolerance: a Sums value without its rule");
 }
 
 double output_tolerance(Precision p, double expected) {
-    return is_fp8(p) ? std::ldexp(std::fabs(expected), -8) : 0.0;
+    return precision_info(p).c == Element::BF16 ? std::ldexp(std::fabs(expected), -8) : 0.0;
 }
 
 void reference_gemm(const HostProblem& hp, std::vector<double>& expected,
@@ -333,7 +334,7 @@ CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, in
             continue;
         }
         double acc = 0.0, sc = 0.0;
-        const bool bt = is_fp8(p.precision);  // B stored N x K
+        const bool bt = precision_info(p.precision).b_n_by_k;  // B stored N x K
         for (int k = 0; k < K; ++k) {
             const double ab = double(hp.A[i * p.lda + k]) *
                               double(bt ? hp.B[j * p.ldb + k] : hp.B[std::size_t(k) * p.ldb + j]);

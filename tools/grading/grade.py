@@ -497,7 +497,8 @@ class Chapter:
                 ["-Xcompiler", "-fdiagnostics-color=never,-fno-diagnostics-show-caret"]
             # The chapter list says what A, B and C hold: fp32, fp16 (A and B), or FP8 (e4m3 A and
             # B with scales, bf16 C).
-            self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(c.precision, [])
+            family = chapter_list.precision(c.precision).family
+            self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(family, [])
             self.flags = ["-Xcompiler", "-fno-gnu-unique"]
             self.link = [nvcc, "--cudart", "static"] + arch
         self.kernel_flags = self.flags + ns + ["-I", "/build/include"]
@@ -513,7 +514,7 @@ class Chapter:
         shutil.copy(os.path.join(HERE, "grade_child.cu"), self.main)
         with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own
             args = ("int, int, int, float, const __nv_fp8_e4m3*, int, const __nv_fp8_e4m3*, int, const float*, "
-                    "const float*, float, __nv_bfloat16*, int, cudaStream_t" if c.precision == "fp8" else
+                    "const float*, float, __nv_bfloat16*, int, cudaStream_t" if family == "fp8" else
                     "int, int, int, float, const GradeIn*, int, const GradeIn*, int, float, float*, int" +
                     (", cudaStream_t" if self.gpu else ""))
             f.write(f'#include "grade_entry.hpp"\nextern "C" void grade_gemm({args}) {{}}\n')
