@@ -7,8 +7,9 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
-#include "fp8_problem.hpp"  // the e4m3 inputs, a case of make_inputs (one way: it calls nothing here)
+#include "fp8_problem.hpp"  // the e4m3 inputs, a case of make_inputs (it includes nothing of ours)
 
 namespace gemm {
 
@@ -27,14 +28,26 @@ float uniform(std::uint64_t seed, std::uint64_t matrix, std::uint64_t row, std::
     return static_cast<float>(h >> 40) * (1.0f / 8388608.0f) - 1.0f;
 }
 
+// The value as an element of type e holds it (the uniform values of A, B and C0).
+float round_to(Element e, float v) {
+    switch (e) {
+        case Element::F16:
+            return round_to_half(v);
+        case Element::BF16:
+            return round_to_bf16(v);
+        default:  // F32 (e4m3 operands are drawn by fp8_problem.cpp)
+            return v;
+    }
+}
+
 void fill(std::vector<float>& m, int rows, int cols, int ld, std::uint64_t seed, std::uint64_t id,
-          bool to_half, float padding) {
+          Element e, float padding) {
     m.assign(std::size_t(rows) * std::size_t(ld), padding);
 #pragma omp parallel for schedule(static)
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
             float v = uniform(seed, id, std::uint64_t(r), std::uint64_t(c));
-            m[std::size_t(r) * ld + c] = to_half ? round_to_half(v) : v;
+            m[std::size_t(r) * ld + c] = round_to(e, v);
         }
 }
 
@@ -220,17 +233,31 @@ HostProblem make_inputs(const Problem& p_in) {
     HostProblem hp;
     hp.p = p_in.resolved();
     const Problem& p = hp.p;
-    const Inputs inputs = precision_info(p.precision).inputs;
-    if (inputs == Inputs::E4M3Codes) {
-        make_fp8_inputs(hp);
-        return hp;
+    const PrecisionInfo& d = precision_info(p.precision);
+    const int M = p.shape.M, N = p.shape.N, K = p.shape.K;
+    if (d.inputs == Inputs::E4M3Codes) {  // codes, scales and their values (fp8_problem.hpp)
+        E4M3Operands o = make_e4m3_operands(p.precision, M, N, K, p.lda, p.ldb, p.seed);
+        hp.A8 = std::move(o.A8);
+        hp.B8 = std::move(o.B8);
+        hp.A = std::move(o.A);
+        hp.B = std::move(o.B);
+        hp.scale_a = std::move(o.scale_a);
+        hp.scale_b = std::move(o.scale_b);
+    } else {  // uniform, rounded to A and B's type
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        fill(hp.A, M, K, p.lda, p.seed, 1, d.ab, nan);
+        fill(hp.B, K, N, p.ldb, p.seed, 2, d.ab, nan);
     }
-    const bool half = inputs == Inputs::UniformHalf;
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    fill(hp.A, p.shape.M, p.shape.K, p.lda, p.seed, 1, half, nan);
-    fill(hp.B, p.shape.K, p.shape.N, p.ldb, p.seed, 2, half, nan);
-    fill(hp.C0, p.shape.M, p.shape.N, p.ldc, p.seed, 3, false, kPaddingSentinel);
+    fill(hp.C0, M, N, p.ldc, p.seed, 3, d.c, padding_sentinel(p.precision));  // rounded to C's type
     return hp;
+}
+
+void make_positive(HostProblem& hp) {
+    for (auto* v : {&hp.A8, &hp.B8})
+        for (std::uint8_t& c : *v)
+            if (c != kE4M3NaN) c &= 0x7F;  // the padding keeps its NaN code (0xFF is NaN too)
+    for (auto* v : {&hp.A, &hp.B})
+        for (float& x : *v) x = std::fabs(x);
 }
 
 std::vector<float> initial_C(const HostProblem& hp) {

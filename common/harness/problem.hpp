@@ -67,6 +67,11 @@ struct HostProblem {
 // same seed gives the same matrices on every machine and thread count.
 HostProblem make_inputs(const Problem& p);
 
+// The same inputs without their signs (codes and dequantized values of A and B): sums that grow
+// like K, the case where an unpromoted accumulator loses the most (activations after a ReLU look
+// like this). For the e4m3 precisions; on others it drops the signs of A and B's values.
+void make_positive(HostProblem& hp);
+
 // Rounds a float to the nearest IEEE half (ties to even) and returns it as float.
 float round_to_half(float x);
 
