@@ -1,4 +1,4 @@
-// What the FP8 chapters (20-23) add to the harness's inputs: e4m3 codes, their scales, bf16.
+// What the FP8 chapters (20-23) add to the inputs: e4m3 codes, their scales, bf16 rounding.
 // problem.cpp's make_inputs calls it for the precisions whose inputs are Inputs::E4M3Codes
 // (precision.hpp); it knows nothing of problem.hpp (one way: problem -> fp8_problem).
 // The contract (chapters/20_fp8_e4m3/README.md): C (M x N, bf16) = alpha * (sa * A) * (sb * B)^T +
@@ -51,8 +51,7 @@ struct E4M3Operands {
 // Codes e4m3(448 u) for u the harness's seeded uniform values in [-1, 1) (matrix ids 1 and 2, as
 // problem.cpp draws them), quantized at full range; scales 2^-e (1 + m / 8) / 448 with e in 0..4
 // and m in 0..7 drawn per tensor or per block (so a block's scale differs from its neighbour's by
-// up to 30x, and a kernel that applies the wrong one fails). `p` an FP8 precision, A M x K, B N x
-// K.
+// up to 30x, and a kernel that applies the wrong one fails). `p`: an FP8 precision; B is N x K.
 E4M3Operands make_e4m3_operands(Precision p, int M, int N, int K, int lda, int ldb,
                                 std::uint64_t seed);
 
