@@ -479,6 +479,7 @@ class Chapter:
         ns = ["-DGRADE_NS=" + c.ns]
         # The processes and threads the child may have: it sets this limit itself, first thing.
         self.nproc = 4 * (os.cpu_count() or 1) + 64
+        family = chapter_list.precision(c.precision).family  # fp32, fp16 or fp8 (chapters.py)
         if not self.gpu:
             # -falign-loops=32 as meson.build sets it: the child's loops sit as the chapter's do.
             self.cc = ["g++", "-std=c++17", "-O3", "-falign-loops=32", "-fopenmp", "-fmax-errors=20",
@@ -497,7 +498,6 @@ class Chapter:
                 ["-Xcompiler", "-fdiagnostics-color=never,-fno-diagnostics-show-caret"]
             # The chapter list says what A, B and C hold: fp32, fp16 (A and B), or FP8 (e4m3 A and
             # B with scales, bf16 C).
-            family = chapter_list.precision(c.precision).family
             self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(family, [])
             self.flags = ["-Xcompiler", "-fno-gnu-unique"]
             self.link = [nvcc, "--cudart", "static"] + arch
