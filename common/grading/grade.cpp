@@ -71,10 +71,7 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
           const std::vector<Shape>& bench_sizes, const std::string& yard, const std::string& prog) {
     const bool large = info.min_cc > 0;
     std::vector<Problem> problems = grading_problems(o.seed, large);
-    for (Problem& p : problems) {
-        p.precision = precision;
-        if (is_fp8(precision)) p = as_fp8(p, precision);  // B is N x K, its padding past K
-    }
+    for (Problem& p : problems) p = as_precision(p, precision);  // N x K B: its padding past K
     std::cout << "grading " << info.id << " on " << problems.size() << " shapes drawn from seed "
               << o.seed << "\n";
     // A child (--remote) chooses what it returns: what is said about a failure names what was
@@ -173,8 +170,8 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
     std::cout << "\n"
               << info.id << ": " << passed << "/" << problems.size() << " shapes correct; wrote "
               << path << "\nGRADE: " << (all ? "PASS" : "FAIL") << std::endl;
-    // tools/grading/grade.py takes the verdict from that file only, in an --out folder of its own that
-    // the --remote child's sandbox does not contain.
+    // tools/grading/grade.py takes the verdict from that file only, in an --out folder of its own
+    // that the --remote child's sandbox does not contain.
     return all ? 0 : 1;
 }
 

@@ -1,12 +1,11 @@
 #include "remote.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <dirent.h>
 
 #include <algorithm>
 #include <chrono>
@@ -113,7 +112,7 @@ CheckResult check_rows(const HostProblem& hp, const std::vector<std::uint32_t>& 
     const Problem& p = hp.p;
     const int N = p.shape.N, K = p.shape.K, ldc = p.ldc;
     const int count = int(rows.size() / std::size_t(ldc));
-    const bool fp8 = is_fp8(p.precision);
+    const bool fp8 = precision_info(p.precision).b_n_by_k;  // B is N x K
     const float sentinel = padding_sentinel(p.precision);
     CheckResult r;
     r.mode = "sample";
@@ -196,7 +195,8 @@ public:
         hp_ = &hp;
         const Problem& p = hp.p;
         const std::vector<float> C0 = initial_C(hp);
-        const bool fp8 = is_fp8(p.precision);  // the e4m3 codes and their scales, not the values
+        // The e4m3 codes and their scales, not the values (precision.hpp's Inputs::E4M3Codes).
+        const bool fp8 = precision_info(p.precision).inputs == Inputs::E4M3Codes;
         rp::LoadHeader h{p.shape.M,
                          p.shape.N,
                          p.shape.K,
@@ -336,8 +336,9 @@ private:
                      "run ended (it changed after the run was timed)");
             std::vector<std::uint32_t> perm(std::size_t(p.shape.K));
             for (int k = 0; k < p.shape.K; ++k)
-                perm[std::size_t(k)] = rp::permute_k(std::uint32_t(k), std::uint32_t(p.shape.K),
-                                                     keys.perm, is_fp8(p.precision));
+                perm[std::size_t(k)] =
+                    rp::permute_k(std::uint32_t(k), std::uint32_t(p.shape.K), keys.perm,
+                                  precision_info(p.precision).scales != Scales::None);
             const CheckResult check = check_rows(*hp_, perm, first, rows, samples_);
             if (!check.pass) fail(where + ": C is wrong: " + blind_summary(check));
         }
@@ -452,13 +453,19 @@ private:
     }
     static std::string signal_text(int sig) {
         switch (sig) {
-        case SIGXFSZ: return "SIGXFSZ (it wrote past the sandbox's limit on a file's size)";
-        case SIGXCPU: return "SIGXCPU (it ran past its limit of CPU time)";
-        case SIGKILL: return "SIGKILL (a limit of the sandbox, or the grade, ended it)";
-        case SIGSEGV:
-        case SIGBUS: return "a crash (SIGSEGV or SIGBUS)";
-        case SIGABRT: return "an abort (SIGABRT)";
-        default: return "a signal";
+            case SIGXFSZ:
+                return "SIGXFSZ (it wrote past the sandbox's limit on a file's size)";
+            case SIGXCPU:
+                return "SIGXCPU (it ran past its limit of CPU time)";
+            case SIGKILL:
+                return "SIGKILL (a limit of the sandbox, or the grade, ended it)";
+            case SIGSEGV:
+            case SIGBUS:
+                return "a crash (SIGSEGV or SIGBUS)";
+            case SIGABRT:
+                return "an abort (SIGABRT)";
+            default:
+                return "a signal";
         }
     }
     // The end of the child's log, for the instructor (this process's stderr): never part of a

@@ -77,82 +77,55 @@ float round_to_bf16(float x) {
 }
 
 std::size_t fp8_scale_a_count(Precision p, int M, int K) {
-    return p == Precision::E4M3Block ? std::size_t(fp8_k_blocks(K)) * std::size_t(M) : 1;
+    return precision_info(p).scales == Scales::Blocks
+               ? std::size_t(fp8_k_blocks(K)) * std::size_t(M)
+               : 1;
 }
 std::size_t fp8_scale_b_count(Precision p, int N, int K) {
-    return p == Precision::E4M3Block
+    return precision_info(p).scales == Scales::Blocks
                ? std::size_t((N + kFp8Block - 1) / kFp8Block) * std::size_t(fp8_scale_b_ld(K))
                : 1;
 }
 
-Precision fp8_precision(const std::string& v) {
-    if (v == "fp8_fast") return Precision::E4M3Fast;
-    if (v == "fp8") return Precision::E4M3;
-    if (v == "fp8_block") return Precision::E4M3Block;
-    throw std::invalid_argument("precision '" + v +
-                                "' is not an FP8 one (fp8_fast, fp8, fp8_block)");
-}
+E4M3Operands make_e4m3_operands(Precision precision, int M, int N, int K, int lda, int ldb,
+                                std::uint64_t seed) {
+    E4M3Operands o;
+    const bool blocks = precision_info(precision).scales == Scales::Blocks;
+    fill_codes(o.A8, o.A, M, K, lda, seed, 1);
+    fill_codes(o.B8, o.B, N, K, ldb, seed, 2);
 
-void make_positive(HostProblem& hp) {
-    for (auto* v : {&hp.A8, &hp.B8})
-        for (std::uint8_t& c : *v)
-            if (c != kE4M3NaN) c &= 0x7F;  // the padding keeps its NaN code (0xFF is NaN too)
-    for (auto* v : {&hp.A, &hp.B})
-        for (float& x : *v) x = std::fabs(x);
-}
-
-Problem as_fp8(Problem p, Precision fp8) {
-    p.precision = fp8;
-    if (p.ldb != 0) p.ldb = p.shape.K + (p.ldb - p.shape.N);
-    return p;
-}
-
-void make_fp8_inputs(HostProblem& hp) {
-    const Problem& p = hp.p;
-    const int M = p.shape.M, N = p.shape.N, K = p.shape.K;
-    const bool blocks = p.precision == Precision::E4M3Block;
-    fill_codes(hp.A8, hp.A, M, K, p.lda, p.seed, 1);
-    fill_codes(hp.B8, hp.B, N, K, p.ldb, p.seed, 2);
-
-    hp.scale_a.assign(fp8_scale_a_count(p.precision, M, K), 0.0f);
-    hp.scale_b.assign(fp8_scale_b_count(p.precision, N, K),
-                      std::numeric_limits<float>::quiet_NaN());
+    o.scale_a.assign(fp8_scale_a_count(precision, M, K), 0.0f);
+    o.scale_b.assign(fp8_scale_b_count(precision, N, K), std::numeric_limits<float>::quiet_NaN());
     const int kb_count = fp8_k_blocks(K), ld_sb = fp8_scale_b_ld(K);
     if (blocks) {
         for (int kb = 0; kb < kb_count; ++kb)
             for (int m = 0; m < M; ++m)
-                hp.scale_a[std::size_t(kb) * M + m] = scale_value(hash(p.seed, 4, m, kb));
+                o.scale_a[std::size_t(kb) * M + m] = scale_value(hash(seed, 4, m, kb));
         for (int nb = 0; nb < (N + kFp8Block - 1) / kFp8Block; ++nb)
             for (int kb = 0; kb < kb_count; ++kb)
-                hp.scale_b[std::size_t(nb) * ld_sb + kb] = scale_value(hash(p.seed, 5, nb, kb));
+                o.scale_b[std::size_t(nb) * ld_sb + kb] = scale_value(hash(seed, 5, nb, kb));
     } else {
-        hp.scale_a[0] = scale_value(hash(p.seed, 4, 0, 0));
-        hp.scale_b[0] = scale_value(hash(p.seed, 5, 0, 0));
+        o.scale_a[0] = scale_value(hash(seed, 4, 0, 0));
+        o.scale_b[0] = scale_value(hash(seed, 5, 0, 0));
     }
     auto sa = [&](int m, int k) {
-        return blocks ? hp.scale_a[std::size_t(k / kFp8Block) * M + m] : hp.scale_a[0];
+        return blocks ? o.scale_a[std::size_t(k / kFp8Block) * M + m] : o.scale_a[0];
     };
     auto sb = [&](int n, int k) {
-        return blocks ? hp.scale_b[std::size_t(n / kFp8Block) * ld_sb + k / kFp8Block]
-                      : hp.scale_b[0];
+        return blocks ? o.scale_b[std::size_t(n / kFp8Block) * ld_sb + k / kFp8Block]
+                      : o.scale_b[0];
     };
 #pragma omp parallel for schedule(static)
     for (int m = 0; m < M; ++m)
         for (int k = 0; k < K; ++k)
-            hp.A[std::size_t(m) * p.lda + k] =
-                e4m3_to_float(hp.A8[std::size_t(m) * p.lda + k]) * sa(m, k);
+            o.A[std::size_t(m) * lda + k] =
+                e4m3_to_float(o.A8[std::size_t(m) * lda + k]) * sa(m, k);
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; ++n)
         for (int k = 0; k < K; ++k)
-            hp.B[std::size_t(n) * p.ldb + k] =
-                e4m3_to_float(hp.B8[std::size_t(n) * p.ldb + k]) * sb(n, k);
-
-    hp.C0.assign(std::size_t(M) * std::size_t(p.ldc), padding_sentinel(p.precision));
-#pragma omp parallel for schedule(static)
-    for (int m = 0; m < M; ++m)
-        for (int n = 0; n < N; ++n)
-            hp.C0[std::size_t(m) * p.ldc + n] =
-                round_to_bf16(uniform(hash(p.seed, 3, std::uint64_t(m), std::uint64_t(n))));
+            o.B[std::size_t(n) * ldb + k] =
+                e4m3_to_float(o.B8[std::size_t(n) * ldb + k]) * sb(n, k);
+    return o;
 }
 
 }  // namespace gemm

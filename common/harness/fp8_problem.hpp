@@ -1,4 +1,6 @@
-// What the FP8 chapters (20-23) add to the harness's inputs: e4m3 codes, their scales, bf16 C.
+// What the FP8 chapters (20-23) add to the inputs: e4m3 codes, their scales, bf16 rounding.
+// problem.cpp's make_inputs calls it for the precisions whose inputs are Inputs::E4M3Codes
+// (precision.hpp); it knows nothing of problem.hpp (one way: problem -> fp8_problem).
 // The contract (chapters/20_fp8_e4m3/README.md): C (M x N, bf16) = alpha * (sa * A) * (sb * B)^T +
 // beta * C with A (M x K) and B (N x K) row-major e4m3 codes, both K-major as FP8 wgmma needs, and
 // sa, sb their scales: one float each (Precision::E4M3Fast, E4M3), or one per 1 x 128 block of A
@@ -7,9 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
+#include <vector>
 
-#include "problem.hpp"
+#include "precision.hpp"
 
 namespace gemm {
 
@@ -38,27 +40,19 @@ inline int fp8_scale_b_ld(int K) {
 std::size_t fp8_scale_a_count(Precision p, int M, int K);
 std::size_t fp8_scale_b_count(Precision p, int N, int K);
 
-// The precision column of chapters/chapters.txt for an FP8 chapter, as the harness's Precision:
-// fp8_fast -> E4M3Fast (unpromoted), fp8 -> E4M3 (promoted), fp8_block -> E4M3Block. Anything else
-// throws std::invalid_argument naming the value.
-Precision fp8_precision(const std::string& list_value);
-
-// The same problem for an FP8 precision: B becomes N x K, and a padded ldb keeps its padding past
-// the row (ldb - N extra elements become ldb - N past K), so that the shared awkward shapes of
-// tests/cases.hpp and the grading shapes keep their padded B.
-Problem as_fp8(Problem p, Precision fp8);
-
-// Fills hp (hp.p resolved, an FP8 precision): codes e4m3(448 u) for u uniform in [-1, 1) (the
-// harness's usual seeded uniform values, quantized at full range), scales 2^-e (1 + m / 8) / 448
-// with e in 0..4 and m in 0..7 drawn per tensor or per block (so a block's scale differs from its
-// neighbour's by up to 30x, and a kernel that applies the wrong one fails), dequantized values in
-// A and B (4 + 4 significant bits: exact in float, and every product exact in double), C0
-// uniform in [-1, 1) rounded to bf16. Padding: code 0x7F, NaN, the bf16 sentinel in C0; the
-// padding of scale_b past the K-blocks is NaN.
-void make_fp8_inputs(HostProblem& hp);
-
-// The same inputs without their signs (codes and dequantized values): sums that grow like K, the
-// case where an unpromoted accumulator loses the most (activations after a ReLU look like this).
-void make_positive(HostProblem& hp);
+// The e4m3 operands of one problem: the codes (what the kernel reads; padding the NaN code 0x7F),
+// the scales (layouts above), and the dequantized values code * scale (padding NaN), which the
+// reference multiplies: 4 + 4 significant bits, exact in float, every product exact in double.
+struct E4M3Operands {
+    std::vector<std::uint8_t> A8, B8;     // M x lda, N x ldb
+    std::vector<float> A, B;              // the same, dequantized
+    std::vector<float> scale_a, scale_b;  // the padding of scale_b past the K-blocks is NaN
+};
+// Codes e4m3(448 u) for u the harness's seeded uniform values in [-1, 1) (matrix ids 1 and 2, as
+// problem.cpp draws them), quantized at full range; scales 2^-e (1 + m / 8) / 448 with e in 0..4
+// and m in 0..7 drawn per tensor or per block (so a block's scale differs from its neighbour's by
+// up to 30x, and a kernel that applies the wrong one fails). `p`: an FP8 precision; B is N x K.
+E4M3Operands make_e4m3_operands(Precision p, int M, int N, int K, int lda, int ldb,
+                                std::uint64_t seed);
 
 }  // namespace gemm

@@ -1,6 +1,6 @@
-// What every GPU Backend shares whatever its operands' type: the device, its stream, the L2 flush
-// before timed runs, the conditions sampler. gpu_runner.cu derives the fp32 and fp16 backends from
-// it, gpu_runner_fp8.cu the e4m3 one.
+// What the GPU backend does whatever its operands' type: the device, its stream, the L2 flush
+// before timed runs, the conditions sampler. gpu_runner.cu derives the one backend of every
+// precision from it (its operands: precision.hpp).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,13 +1,17 @@
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "gpu_backend.cuh"
 #include "gpu_timing.cuh"
+#include "harness_fp8.cuh"
 #include "harness_gpu.cuh"
 #include "runner.hpp"
 
@@ -147,74 +151,217 @@ void DeviceBackend::flush() {
 
 namespace {
 
+// What the backend hands a kernel, whatever the precision (precision.hpp): device pointers to A
+// and B (float, __half or e4m3 codes), to their scales (e4m3 only, else null) and to C (float or
+// bf16).
+struct Operands {
+    const void* A;
+    const void* B;
+    const float* scale_a;
+    const float* scale_b;
+    void* C;
+};
+// A chapter's gemm() or a yardstick behind one signature: wrap() adapts each precision's contract
+// (harness_gpu.cuh, harness_fp8.cuh).
+using Call = std::function<void(const Problem&, const Operands&, cudaStream_t)>;
+
 template <class T>
+Call wrap(GpuGemm<T> fn) {
+    if (!fn) return nullptr;
+    return [fn](const Problem& p, const Operands& o, cudaStream_t s) {
+        fn(p.shape.M, p.shape.N, p.shape.K, p.alpha, static_cast<const T*>(o.A), p.lda,
+           static_cast<const T*>(o.B), p.ldb, p.beta, static_cast<float*>(o.C), p.ldc, s);
+    };
+}
+Call wrap(GpuGemmFp8 fn) {
+    if (!fn) return nullptr;
+    return [fn](const Problem& p, const Operands& o, cudaStream_t s) {
+        fn(p.shape.M, p.shape.N, p.shape.K, p.alpha, static_cast<const __nv_fp8_e4m3*>(o.A), p.lda,
+           static_cast<const __nv_fp8_e4m3*>(o.B), p.ldb, o.scale_a, o.scale_b, p.beta,
+           static_cast<__nv_bfloat16*>(o.C), p.ldc, s);
+    };
+}
+
+// The yardstick the precision names (precision.hpp), behind the same signature.
+Call yardstick_call(Precision precision) {
+    switch (precision_info(precision).yardstick) {
+        case Yardstick::CublasSgemm:
+            return wrap<float>(cublas_sgemm);
+        case Yardstick::CublasGemmEx:
+            return wrap<__half>(cublas_hgemm);
+        case Yardstick::CublasLtFp8:
+            return wrap(cublaslt_fp8);
+        case Yardstick::CublasLtFp8FastAccum:
+            return wrap(cublaslt_fp8_fast_accum);
+        case Yardstick::CublasLtFp8Blocks:
+            return wrap(cublaslt_fp8_blocks);
+    }
+    return nullptr;
+}
+
+// Whether the yardstick takes this problem: cuBLASLt's FP8 modes refuse odd K, leading dimensions
+// and alignments (the report then shows no yardstick for that size); cuBLAS takes every one.
+bool yardstick_takes(const Problem& p, const Operands& o) {
+    switch (precision_info(p.precision).yardstick) {
+        case Yardstick::CublasSgemm:
+        case Yardstick::CublasGemmEx:
+            return true;
+        default:
+            return cublaslt_fp8_supports(p.precision, false, p.shape.M, p.shape.N, p.shape.K, o.A,
+                                         p.lda, o.B, p.ldb, o.C, p.ldc);
+    }
+}
+
+// Host floats, or codes, to device memory holding `n` elements of `bytes` each after `offset`
+// elements. Floats go to the element type `e`: the values are representable in it already
+// (make_inputs rounds them; NaN padding stays NaN), so the conversion is exact.
+void to_device(const void* host, std::size_t n, Element e, DeviceBuffer<unsigned char>& dev,
+               std::size_t offset) {
+    const std::size_t bytes = e == Element::F32 ? 4 : e == Element::E4M3 ? 1 : 2;
+    if (dev.size() != (n + offset) * bytes) dev = DeviceBuffer<unsigned char>((n + offset) * bytes);
+    if (n == 0) return;
+    unsigned char* at = dev.get() + offset * bytes;
+    const float* f = static_cast<const float*>(host);
+    switch (e) {
+        case Element::F32:
+        case Element::E4M3:  // the codes as they are
+            GEMM_CUDA_CHECK(cudaMemcpy(at, host, n * bytes, cudaMemcpyHostToDevice));
+            return;
+        case Element::F16: {  // converted on the device, from a float copy
+            DeviceBuffer<float> tmp(n);
+            GEMM_CUDA_CHECK(cudaMemcpy(tmp.get(), f, n * sizeof(float), cudaMemcpyHostToDevice));
+            convert_kernel<<<1024, 256>>>(tmp.get(), reinterpret_cast<__half*>(at), n);
+            GEMM_CUDA_CHECK_LAUNCH();
+            GEMM_CUDA_CHECK(cudaDeviceSynchronize());
+            return;
+        }
+        case Element::BF16: {  // converted on the host
+            std::vector<__nv_bfloat16> tmp(n);
+            for (std::size_t i = 0; i < n; ++i) tmp[i] = __float2bfloat16(f[i]);
+            GEMM_CUDA_CHECK(cudaMemcpy(at, tmp.data(), n * bytes, cudaMemcpyHostToDevice));
+            return;
+        }
+    }
+}
+
+// C back as floats (bf16 C: exactly, every bf16 value is a float).
+std::vector<float> from_device(const unsigned char* at, std::size_t n, Element e) {
+    std::vector<float> C(n);
+    if (n == 0) return C;
+    if (e == Element::F32) {
+        GEMM_CUDA_CHECK(cudaMemcpy(C.data(), at, n * sizeof(float), cudaMemcpyDeviceToHost));
+    } else {
+        std::vector<__nv_bfloat16> c(n);
+        GEMM_CUDA_CHECK(
+            cudaMemcpy(c.data(), at, n * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < n; ++i) C[i] = __bfloat162float(c[i]);
+    }
+    return C;
+}
+
+// The one GPU backend: the operands of the precision of each problem it loads (precision.hpp),
+// the chapter and the yardstick behind one signature.
 class GpuBackend : public DeviceBackend {
 public:
-    GpuBackend(int device, GpuGemm<T> chapter, GpuGemm<T> yardstick, const char* yardstick_name,
+    GpuBackend(int device, Call chapter, Call yardstick, const char* yardstick_name,
                bool l2_flush = false)
         : DeviceBackend(device, yardstick_name, l2_flush),
-          chapter_(chapter),
-          yardstick_(yardstick) {}
+          chapter_(std::move(chapter)),
+          yardstick_(std::move(yardstick)) {}
 
     void check_fits(const Problem& p) const override {
+        const PrecisionInfo& d = precision_info(p.precision);
+        const bool codes = d.inputs == Inputs::E4M3Codes;
         std::size_t free_b = 0, total_b = 0;
         GEMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        // The fp16 upload stages through a float copy; cuBLAS keeps a workspace (64 MiB margin).
-        const unsigned long long in_bytes = sizeof(T) * (p.elems_A() + p.elems_B());
-        const unsigned long long stage =
-            sizeof(T) == 4 ? 0 : 4ull * std::max(p.elems_A(), p.elems_B());
-        const unsigned long long need = in_bytes + stage + 4ull * p.elems_C() + (64ull << 20);
+        const unsigned long long ab = p.elems_A() + p.elems_B();
+        // Beside A, B and C: e4m3 codes get a scratch copy when unaligned (aligned_operands.cuh)
+        // and their scales; fp16 stages through a float copy; cuBLAS(Lt) keeps a workspace.
+        const unsigned long long stage = codes ? 1ull * ab
+                                         : d.ab_bytes < 4
+                                             ? 4ull * std::max(p.elems_A(), p.elems_B())
+                                             : 0;
+        const unsigned long long scales =
+            d.scales == Scales::None
+                ? 0
+                : 4ull * (fp8_scale_a_count(p.precision, p.shape.M, p.shape.K) +
+                          fp8_scale_b_count(p.precision, p.shape.N, p.shape.K));
+        const unsigned long long need = d.ab_bytes * ab + stage + d.c_bytes * p.elems_C() + scales +
+                                        ((codes ? 96ull : 64ull) << 20);
         if (need > free_b)
             throw UsageError("size " + p.shape.str() + " needs " + std::to_string(need >> 20) +
                              " MiB of GPU memory, only " + std::to_string(free_b >> 20) +
                              " MiB free on device " + std::to_string(device_));
-        // Host: A, B and C0 as floats, the initial C, the C handed back, the upload staging.
-        check_host_fits(p, 4ull * (p.elems_A() + p.elems_B() + 4 * p.elems_C()));
+        // Host: A, B and C0 as floats (and the codes), the initial C, the C handed back, the
+        // upload staging (and C's in bf16).
+        check_host_fits(p, 4ull * ab + (codes ? ab : 0) + 16ull * p.elems_C() +
+                               (d.c_bytes < 4 ? d.c_bytes * p.elems_C() : 0));
     }
 
     void load(const HostProblem& hp) override {
         p_ = hp.p;
-        dA_ = DeviceBuffer<T>();  // free the previous size first
-        dB_ = DeviceBuffer<T>();
-        dC_ = DeviceBuffer<float>();
+        const PrecisionInfo& d = precision_info(p_.precision);
+        dA_ = DeviceBuffer<unsigned char>();  // free the previous size first
+        dB_ = DeviceBuffer<unsigned char>();
+        dC_ = DeviceBuffer<unsigned char>();
         off_ = std::size_t(p_.view_offset);
-        upload(hp.A, dA_, off_);
-        upload(hp.B, dB_, off_);
-        upload(initial_C(hp), dC_, off_);
+        if (d.inputs == Inputs::E4M3Codes) {
+            to_device(hp.A8.data(), hp.A8.size(), d.ab, dA_, off_);
+            to_device(hp.B8.data(), hp.B8.size(), d.ab, dB_, off_);
+        } else {
+            to_device(hp.A.data(), hp.A.size(), d.ab, dA_, off_);
+            to_device(hp.B.data(), hp.B.size(), d.ab, dB_, off_);
+        }
+        upload_scales(hp.scale_a, dsa_);
+        upload_scales(hp.scale_b, dsb_);
+        const std::vector<float> c = initial_C(hp);
+        to_device(c.data(), c.size(), d.c, dC_, off_);
+        c_count_ = c.size();
     }
 
     std::vector<float> run_once(const std::vector<float>& c_init) override {
-        if (!c_init.empty())
-            GEMM_CUDA_CHECK(cudaMemcpy(dC_.get() + off_, c_init.data(),
-                                       c_init.size() * sizeof(float), cudaMemcpyHostToDevice));
-        call(chapter_);
+        const PrecisionInfo& d = precision_info(p_.precision);
+        if (!c_init.empty()) to_device(c_init.data(), c_init.size(), d.c, dC_, off_);
+        chapter_(p_, operands(), stream_);
+        GEMM_CUDA_CHECK(cudaGetLastError());
         GEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        std::vector<float> C(dC_.size() - off_);
-        if (!C.empty())
-            GEMM_CUDA_CHECK(cudaMemcpy(C.data(), dC_.get() + off_, C.size() * sizeof(float),
-                                       cudaMemcpyDeviceToHost));
-        return C;
+        return from_device(dC_.get() + off_ * d.c_bytes, c_count_, d.c);
     }
 
     std::vector<double> time_chapter(int warmup, int reps) override {
-        return time(warmup, reps, [&] { call(chapter_); });
+        const Operands o = operands();
+        return time(warmup, reps, [&] { call(chapter_, o); });
     }
+    // Empty where the yardstick does not take the shape: the report then shows none for that size.
     std::vector<double> time_yardstick(int warmup, int reps) override {
-        return time(warmup, reps, [&] { call(yardstick_); });
+        const Operands o = operands();
+        if (!yardstick_takes(p_, o)) return {};
+        return time(warmup, reps, [&] { call(yardstick_, o); });
     }
 
 private:
-    void call(GpuGemm<T> fn) {
-        fn(p_.shape.M, p_.shape.N, p_.shape.K, p_.alpha, dA_.get() + off_, p_.lda, dB_.get() + off_,
-           p_.ldb, p_.beta, dC_.get() + off_, p_.ldc, stream_);
+    static void upload_scales(const std::vector<float>& host, DeviceBuffer<float>& dev) {
+        dev = DeviceBuffer<float>(host.size());
+        if (!host.empty())
+            GEMM_CUDA_CHECK(cudaMemcpy(dev.get(), host.data(), host.size() * sizeof(float),
+                                       cudaMemcpyHostToDevice));
+    }
+    Operands operands() const {
+        const PrecisionInfo& d = precision_info(p_.precision);
+        return {dA_.get() + off_ * d.ab_bytes, dB_.get() + off_ * d.ab_bytes, dsa_.get(),
+                dsb_.get(), dC_.get() + off_ * d.c_bytes};
+    }
+    void call(const Call& fn, const Operands& o) {
+        fn(p_, o, stream_);
         GEMM_CUDA_CHECK(cudaGetLastError());
     }
 
-    GpuGemm<T> chapter_, yardstick_;
+    Call chapter_, yardstick_;
     Problem p_;
-    std::size_t off_ = 0;  // Problem::view_offset
-    DeviceBuffer<T> dA_, dB_;
-    DeviceBuffer<float> dC_;
+    std::size_t off_ = 0;      // Problem::view_offset, in elements of each matrix
+    std::size_t c_count_ = 0;  // elements of C past the offset, padding included
+    DeviceBuffer<unsigned char> dA_, dB_, dC_;
+    DeviceBuffer<float> dsa_, dsb_;  // e4m3 only: the scales (empty otherwise)
 };
 
 }  // namespace
@@ -251,24 +398,24 @@ int select_device(const Options& o, const ChapterInfo& info) {
 
 namespace {
 
-template <class T>
-int run_gpu(int argc, char** argv, const ChapterInfo& info, GpuGemm<T> gemm, GpuGemm<T> yardstick,
-            const char* yardstick_name, Precision precision) {
-    return run_chapter(argc, argv, info, precision, [&](const Options& o) {
-        int dev = select_device(o, info);
-        return std::unique_ptr<Backend>(
-            new GpuBackend<T>(dev, gemm, yardstick, yardstick_name, o.l2_flush));
+// Every GPU chapter binary: the chapter's gemm() for `precision`, timed beside the yardstick that
+// precision names (precision.hpp).
+int run_gpu(int argc, char** argv, const ChapterInfo& info, Precision precision, Call gemm,
+            bool remote = true) {
+    return run_chapter(argc, argv, info, precision, [&, remote](const Options& o) {
+        if (!remote && !o.remote.empty())  // the --remote protocol carries fp32 and fp16 alone
+            throw UsageError("--remote: the FP8 chapters are graded in one process");
+        const int dev = select_device(o, info);
+        return std::unique_ptr<Backend>(new GpuBackend(dev, gemm, yardstick_call(precision),
+                                                       precision_info(precision).yardstick_name,
+                                                       o.l2_flush));
     });
 }
 
-template <class T>
-CheckResult check_gpu(GpuGemm<T> gemm, const Problem& p, CheckMode mode, Precision precision) {
-    Problem q = p;
-    q.precision = precision;
+GpuBackend current_device_backend(Call gemm) {
     int dev = 0;
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    GpuBackend<T> backend(dev, gemm, nullptr, "");
-    return load_and_check(backend, make_inputs(q), mode);
+    return GpuBackend(dev, std::move(gemm), nullptr, "");
 }
 
 }  // namespace
@@ -360,21 +507,49 @@ std::string device_report(int device) {
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF32 gemm) {
-    return run_gpu<float>(argc, argv, info, gemm, cublas_sgemm, "cuBLAS cublasSgemm",
-                          Precision::F32);
+    return run_gpu(argc, argv, info, Precision::F32, wrap<float>(gemm));
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF16 gemm) {
-    return run_gpu<__half>(argc, argv, info, gemm, cublas_hgemm, "cuBLAS cublasGemmEx fp16->fp32",
-                           Precision::F16);
+    return run_gpu(argc, argv, info, Precision::F16, wrap<__half>(gemm));
+}
+
+int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm) {
+    Precision precision = Precision::E4M3;
+    try {
+        precision = precision_from_list(info.precision);
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "run_fp8_chapter: %s: %s (chapters/chapters.txt)\n", info.id.c_str(),
+                     e.what());
+        return 2;
+    }
+    if (precision_info(precision).inputs != Inputs::E4M3Codes) {
+        std::fprintf(stderr, "run_fp8_chapter: %s: precision %s has no e4m3 inputs\n",
+                     info.id.c_str(), info.precision.c_str());
+        return 2;
+    }
+    return run_gpu(argc, argv, info, precision, wrap(gemm), false);
 }
 
 CheckResult check_gpu_gemm(GpuGemmF32 gemm, const Problem& p, CheckMode mode) {
-    return check_gpu<float>(gemm, p, mode, Precision::F32);
+    GpuBackend backend = current_device_backend(wrap<float>(gemm));
+    return load_and_check(backend, make_inputs(as_precision(p, Precision::F32)), mode);
 }
 
 CheckResult check_gpu_gemm(GpuGemmF16 gemm, const Problem& p, CheckMode mode) {
-    return check_gpu<__half>(gemm, p, mode, Precision::F16);
+    GpuBackend backend = current_device_backend(wrap<__half>(gemm));
+    return load_and_check(backend, make_inputs(as_precision(p, Precision::F16)), mode);
+}
+
+CheckResult check_gpu_fp8(GpuGemmFp8 gemm, const Problem& p, CheckMode mode) {
+    GpuBackend backend = current_device_backend(wrap(gemm));
+    return load_and_check(backend, make_inputs(p), mode);
+}
+
+std::vector<float> run_gpu_fp8(GpuGemmFp8 gemm, const HostProblem& hp) {
+    GpuBackend backend = current_device_backend(wrap(gemm));
+    backend.load(hp);
+    return backend.run_once(initial_C(hp));
 }
 
 }  // namespace gemm

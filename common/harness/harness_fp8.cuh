@@ -1,6 +1,7 @@
-// The FP8 path of the harness (chapters 20-23): the kernel contract with e4m3 operands, scales and
-// bf16 C, its runner and check, and the cuBLASLt FP8 yardsticks. Inputs, reference and layouts:
-// fp8_problem.hpp; the timing and the report are the other chapters' (runner.cpp).
+// What an FP8 chapter (20-23) hands the harness: the kernel contract with e4m3 operands, scales
+// and bf16 C, its entry point and check, and the cuBLASLt FP8 yardsticks (cublaslt_fp8.cu). The
+// backend, the timing and the report are every chapter's (gpu_runner.cu, runner.cpp); what differs
+// per precision is named in precision.hpp; inputs and scale layouts: fp8_problem.hpp.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -26,9 +27,10 @@ using GpuGemmFp8 = void (*)(int M, int N, int K, float alpha, const __nv_fp8_e4m
                             cudaStream_t stream);
 
 // Runs an FP8 chapter binary. Its arithmetic comes from the chapter list's precision column
-// (info.precision, fp8_precision()): fp8_fast, fp8 or fp8_block, which picks the check's tolerance
-// and the yardstick, the cuBLASLt mode of the same arithmetic (fast accumulation, the default,
-// block scales), with the same scales and bf16 C. Exit codes as run_gpu_chapter.
+// (info.precision, precision_from_list()): fp8_fast, fp8 or fp8_block, whose entry in
+// precision.hpp picks the check's tolerance and the yardstick, the cuBLASLt mode of the same
+// arithmetic (fast accumulation, the default, block scales), with the same scales and bf16 C. A
+// precision without e4m3 inputs exits 2; otherwise exit codes as run_gpu_chapter.
 int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm);
 
 // Runs `gemm` once on the inputs of p (p.precision: an FP8 one) and checks C.

@@ -7,8 +7,9 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
-#include "fp8_problem.hpp"
+#include "fp8_problem.hpp"  // the e4m3 inputs, a case of make_inputs (it includes nothing of ours)
 
 namespace gemm {
 
@@ -27,14 +28,26 @@ float uniform(std::uint64_t seed, std::uint64_t matrix, std::uint64_t row, std::
     return static_cast<float>(h >> 40) * (1.0f / 8388608.0f) - 1.0f;
 }
 
+// The value as an element of type e holds it (the uniform values of A, B and C0).
+float round_to(Element e, float v) {
+    switch (e) {
+        case Element::F16:
+            return round_to_half(v);
+        case Element::BF16:
+            return round_to_bf16(v);
+        default:  // F32 (e4m3 operands are drawn by fp8_problem.cpp)
+            return v;
+    }
+}
+
 void fill(std::vector<float>& m, int rows, int cols, int ld, std::uint64_t seed, std::uint64_t id,
-          bool to_half, float padding) {
+          Element e, float padding) {
     m.assign(std::size_t(rows) * std::size_t(ld), padding);
 #pragma omp parallel for schedule(static)
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
             float v = uniform(seed, id, std::uint64_t(r), std::uint64_t(c));
-            m[std::size_t(r) * ld + c] = to_half ? round_to_half(v) : v;
+            m[std::size_t(r) * ld + c] = round_to(e, v);
         }
 }
 
@@ -96,7 +109,8 @@ void reference_row(const HostProblem& hp, int i, double* expected, double* scale
     const int N = p.shape.N, K = p.shape.K;
     std::fill(expected, expected + N, 0.0);
     std::fill(scale, scale + N, 0.0);
-    if (is_fp8(p.precision)) {  // B is N x K: row j of B is column j of the product's B
+    const bool b_n_by_k = precision_info(p.precision).b_n_by_k;
+    if (b_n_by_k) {  // B is N x K: row j of B is column j of the product's B
         const float* a = &hp.A[std::size_t(i) * p.lda];
         for (int j = 0; j < N; ++j) {
             const float* b = &hp.B[std::size_t(j) * p.ldb];
@@ -107,7 +121,7 @@ void reference_row(const HostProblem& hp, int i, double* expected, double* scale
             }
         }
     }
-    for (int k = 0; k < K && !is_fp8(p.precision); ++k) {
+    for (int k = 0; k < K && !b_n_by_k; ++k) {
         const double a = hp.A[std::size_t(i) * p.lda + k];
         const float* b = &hp.B[std::size_t(k) * p.ldb];
         for (int j = 0; j < N; ++j) {
@@ -157,24 +171,17 @@ CheckResult finish(const Tally& t, const char* mode, std::size_t row_len) {
 
 }  // namespace
 
-const char* to_string(Precision p) {
-    switch (p) {
-        case Precision::F32:
-            return "fp32";
-        case Precision::F16:
-            return "fp16";
-        case Precision::E4M3:
-            return "e4m3";
-        case Precision::E4M3Block:
-            return "e4m3-block";
-        case Precision::E4M3Fast:
-            return "e4m3-fast";
-    }
-    return "?";
+float padding_sentinel(Precision p) {
+    return precision_info(p).c == Element::BF16 ? round_to_bf16(kPaddingSentinel)
+                                                : kPaddingSentinel;
 }
 
-float padding_sentinel(Precision p) {
-    return is_fp8(p) ? round_to_bf16(kPaddingSentinel) : kPaddingSentinel;
+Problem as_precision(Problem p, Precision to) {
+    const bool from_nk = precision_info(p.precision).b_n_by_k, to_nk = precision_info(to).b_n_by_k;
+    if (p.ldb != 0 && from_nk != to_nk)
+        p.ldb = to_nk ? p.shape.K + (p.ldb - p.shape.N) : p.shape.N + (p.ldb - p.shape.K);
+    p.precision = to;
+    return p;
 }
 
 Problem Problem::resolved() const {
@@ -182,7 +189,7 @@ Problem Problem::resolved() const {
     const Shape& s = shape;
     if (s.M < 0 || s.N < 0 || s.K < 0)
         throw std::invalid_argument("negative dimension in " + str());
-    const int b_row = is_fp8(precision) ? s.K : s.N;  // FP8: B is N x K
+    const int b_row = precision_info(precision).b_n_by_k ? s.K : s.N;  // B: K x N or N x K
     if (r.lda == 0) r.lda = s.K;
     if (r.ldb == 0) r.ldb = b_row;
     if (r.ldc == 0) r.ldc = s.N;
@@ -226,16 +233,31 @@ HostProblem make_inputs(const Problem& p_in) {
     HostProblem hp;
     hp.p = p_in.resolved();
     const Problem& p = hp.p;
-    if (is_fp8(p.precision)) {
-        make_fp8_inputs(hp);
-        return hp;
+    const PrecisionInfo& d = precision_info(p.precision);
+    const int M = p.shape.M, N = p.shape.N, K = p.shape.K;
+    if (d.inputs == Inputs::E4M3Codes) {  // codes, scales and their values (fp8_problem.hpp)
+        E4M3Operands o = make_e4m3_operands(p.precision, M, N, K, p.lda, p.ldb, p.seed);
+        hp.A8 = std::move(o.A8);
+        hp.B8 = std::move(o.B8);
+        hp.A = std::move(o.A);
+        hp.B = std::move(o.B);
+        hp.scale_a = std::move(o.scale_a);
+        hp.scale_b = std::move(o.scale_b);
+    } else {  // uniform, rounded to A and B's type
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        fill(hp.A, M, K, p.lda, p.seed, 1, d.ab, nan);
+        fill(hp.B, K, N, p.ldb, p.seed, 2, d.ab, nan);
     }
-    const bool half = p.precision == Precision::F16;
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    fill(hp.A, p.shape.M, p.shape.K, p.lda, p.seed, 1, half, nan);
-    fill(hp.B, p.shape.K, p.shape.N, p.ldb, p.seed, 2, half, nan);
-    fill(hp.C0, p.shape.M, p.shape.N, p.ldc, p.seed, 3, false, kPaddingSentinel);
+    fill(hp.C0, M, N, p.ldc, p.seed, 3, d.c, padding_sentinel(p.precision));  // rounded to C's type
     return hp;
+}
+
+void make_positive(HostProblem& hp) {
+    for (auto* v : {&hp.A8, &hp.B8})
+        for (std::uint8_t& c : *v)
+            if (c != kE4M3NaN) c &= 0x7F;  // the padding keeps its NaN code (0xFF is NaN too)
+    for (auto* v : {&hp.A, &hp.B})
+        for (float& x : *v) x = std::fabs(x);
 }
 
 std::vector<float> initial_C(const HostProblem& hp) {
@@ -248,16 +270,22 @@ std::vector<float> initial_C(const HostProblem& hp) {
 }
 
 double tolerance(Precision p, int K, double scale) {
-    if (p == Precision::E4M3Fast) return std::ldexp(1.0, -11) * (double(K) / 32.0 + 8.0) * scale;
-    if (is_fp8(p))  // promoted every 128 of K: short chains of 4 steps, then fp32 adds
-        return (std::ldexp(1.0, -11) * 8.0 + std::ldexp(1.0, -24) * (double(K) / 128.0 + 8.0)) *
-               scale;
-    const double u = p == Precision::F32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -22);
-    return u * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+    switch (precision_info(p).sums) {
+        case Sums::Fma:
+            return std::ldexp(1.0, -24) * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+        case Sums::TensorCore:
+            return std::ldexp(1.0, -22) * (4.0 * std::sqrt(double(K)) + 8.0) * scale;
+        case Sums::Unpromoted:
+            return std::ldexp(1.0, -11) * (double(K) / 32.0 + 8.0) * scale;
+        case Sums::Promoted:  // promoted every 128 of K: short chains of 4 steps, then fp32 adds
+            return (std::ldexp(1.0, -11) * 8.0 + std::ldexp(1.0, -24) * (double(K) / 128.0 + 8.0)) *
+                   scale;
+    }
+    throw std::logic_error("tolerance: a Sums value without its rule");
 }
 
 double output_tolerance(Precision p, double expected) {
-    return is_fp8(p) ? std::ldexp(std::fabs(expected), -8) : 0.0;
+    return precision_info(p).c == Element::BF16 ? std::ldexp(std::fabs(expected), -8) : 0.0;
 }
 
 void reference_gemm(const HostProblem& hp, std::vector<double>& expected,
@@ -333,7 +361,7 @@ CheckResult check_sampled(const HostProblem& hp, const std::vector<float>& C, in
             continue;
         }
         double acc = 0.0, sc = 0.0;
-        const bool bt = is_fp8(p.precision);  // B stored N x K
+        const bool bt = precision_info(p.precision).b_n_by_k;  // B stored N x K
         for (int k = 0; k < K; ++k) {
             const double ab = double(hp.A[i * p.lda + k]) *
                               double(bt ? hp.B[j * p.ldb + k] : hp.B[std::size_t(k) * p.ldb + j]);

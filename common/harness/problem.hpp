@@ -7,20 +7,9 @@
 #include <vector>
 
 #include "chapter.hpp"
+#include "precision.hpp"  // what A, B and C hold, per precision
 
 namespace gemm {
-
-// Element type of A and B. F32, F16: C and the accumulation are float. The FP8 precisions
-// (chapters 20-23, common/harness/fp8_problem.hpp): A and B are e4m3 codes with float scales, B is stored
-// N x K (C = A * B^T), C is bf16. E4M3Fast: per-tensor scales, sums left in the tensor cores' short
-// adders (unpromoted, chapter 20); E4M3: per-tensor, promoted to fp32 every 128 of K; E4M3Block:
-// one scale per 1 x 128 block of A and 128 x 128 block of B, promoted. They differ in the yardstick
-// (the cuBLASLt mode of the same arithmetic) and in the check's tolerance.
-enum class Precision { F32, F16, E4M3, E4M3Block, E4M3Fast };
-const char* to_string(Precision p);
-inline bool is_fp8(Precision p) {
-    return p == Precision::E4M3 || p == Precision::E4M3Block || p == Precision::E4M3Fast;
-}
 
 // The largest M, N, K, lda, ldb or ldc the harness takes, 2^30: kernels add a tile to an index
 // in int (k0 + BK, i0 + BM), which must not overflow even on the last tile.
@@ -28,7 +17,7 @@ constexpr int kMaxDimension = 1 << 30;
 
 struct Problem {
     Shape shape;
-    int lda = 0, ldb = 0, ldc = 0;  // 0 means tight: K, N (K for the FP8 precisions), N
+    int lda = 0, ldb = 0, ldc = 0;  // 0 means tight: K, N (K when B is N x K), N
     float alpha = 1.0f, beta = 0.0f;
     std::uint64_t seed = 2024;
     Precision precision = Precision::F32;
@@ -37,14 +26,15 @@ struct Problem {
     int view_offset = 0;
 
     // Fills the tight leading dimensions and checks that lda >= K, ldb >= N (>= K when B is N x K,
-    // the FP8 precisions), ldc >= N, that no
+    // precision.hpp), ldc >= N, that no
     // dimension or leading dimension exceeds kMaxDimension and that every matrix (padding
     // included) has fewer than 2^31 elements, so that int indexing is safe. Throws
     // std::invalid_argument naming the problem.
     Problem resolved() const;
     std::size_t elems_A() const { return std::size_t(shape.M) * std::size_t(lda); }
     std::size_t elems_B() const {
-        return std::size_t(is_fp8(precision) ? shape.N : shape.K) * std::size_t(ldb);
+        return std::size_t(precision_info(precision).b_n_by_k ? shape.N : shape.K) *
+               std::size_t(ldb);
     }
     std::size_t elems_C() const { return std::size_t(shape.M) * std::size_t(ldc); }
     std::string str() const;  // "M=17 N=33 K=65 lda=68 ldb=33 ldc=40 alpha=1 beta=0"
@@ -52,8 +42,13 @@ struct Problem {
 
 // The value every padding column of C holds before a run; a kernel that changes it fails.
 constexpr float kPaddingSentinel = -77777.0f;
-// The same, as C of this precision holds it (bf16 for the FP8 precisions: -77824).
+// The same, as C of this precision holds it (bf16 C: -77824).
 float padding_sentinel(Precision p);
+
+// The same problem in precision `to`. Where B's layout changes (K x N to N x K or back), a padded
+// ldb keeps its padding past the row (ldb - N elements past N become as many past K, and back),
+// so that the shared awkward shapes of tests/cases.hpp and the grading shapes keep their padded B.
+Problem as_precision(Problem p, Precision to);
 
 // Host copies of the inputs exactly as the kernel sees them (F16: already rounded to half and
 // stored back as float), with their padding. Padding of A and B holds NaN, so a kernel that lets a
@@ -71,6 +66,11 @@ struct HostProblem {
 // Deterministic inputs: uniform in [-1, 1), a pure function of (seed, matrix, row, column), so the
 // same seed gives the same matrices on every machine and thread count.
 HostProblem make_inputs(const Problem& p);
+
+// The same inputs without their signs (codes and dequantized values of A and B): sums that grow
+// like K, the case where an unpromoted accumulator loses the most (activations after a ReLU look
+// like this). For the e4m3 precisions; on others it drops the signs of A and B's values.
+void make_positive(HostProblem& hp);
 
 // Rounds a float to the nearest IEEE half (ties to even) and returns it as float.
 float round_to_half(float x);
@@ -105,6 +105,7 @@ struct CheckResult {
 // output_tolerance().
 double tolerance(Precision p, int K, double scale);
 // What rounding the result to C's type may add: 0 for float C, 2^-8 |expected| for bf16 C.
+// Both read the precision's descriptor (precision.hpp): its Sums and its C.
 double output_tolerance(Precision p, double expected);
 
 // Full check: the reference for every element in double (OpenMP), then the comparison.

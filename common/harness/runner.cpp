@@ -121,11 +121,13 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
     const std::string yard = o.baseline ? backend->yardstick_name() : std::string();
     std::cout << "== " << info.id << ": " << info.title << "\n"
               << backend->device_report() << "inputs: uniform in [-1, 1), " << to_string(precision)
-              << (is_fp8(precision) ? " codes of 448 u with seeded scales, C bf16" : "")
+              << (precision_info(precision).inputs == Inputs::E4M3Codes
+                      ? " codes of 448 u with seeded scales, C bf16"
+                      : "")
               << ", seed " << o.seed << "; alpha " << o.alpha << ", beta " << o.beta
               << "\ntiming: " << o.rounds << " rounds alternating the chapter and the yardstick, "
               << o.reps << " timed runs each per round after " << o.warmup << " warm-up runs"
-              << (backend->l2_flush() == "yes"   ? "; L2 written over before every timed run"
+              << (backend->l2_flush() == "yes"  ? "; L2 written over before every timed run"
                   : backend->l2_flush() == "no" ? "; L2 not flushed (--l2-flush off)"
                                                 : "")
               << "\nyardstick: " << (yard.empty() ? std::string("none") : yard) << "\n"
@@ -171,7 +173,8 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
             return 2;
         }
     }
-    std::cout << "\nwrote " << csv_path << " (tools/reporting/plot.py " << o.out_dir << " draws the charts)\n"
+    std::cout << "\nwrote " << csv_path << " (tools/reporting/plot.py " << o.out_dir
+              << " draws the charts)\n"
               << (all_pass ? "all checks passed" : "SOME CHECKS FAILED") << std::endl;
     return all_pass ? 0 : 1;
 }

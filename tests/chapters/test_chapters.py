@@ -41,6 +41,24 @@ for c in listed:
         with open(main) as f:
             expect(f'chapter_info("{c.id}")' in f.read(), f"{c.id}'s main asks the list for its info")
 
+# What each precision means to the tools: one entry each, found by the list's name or the CSV's,
+# an unknown one refused (the harness's own table, common/harness/precision.hpp, is compared with
+# this one by the `precision` test).
+expect(sorted({c.precision for c in listed}) == sorted(chapters.PRECISIONS),
+       "every precision of the table has a chapter, and no chapter another")
+for c in listed:
+    expect(chapters.precision(c.precision).name == c.precision, f"{c.id}'s precision is in the table")
+expect([chapters.precision(n).ab for n in ("fp32", "fp16", "fp8_fast", "e4m3-block")] == [4, 2, 1, 1],
+       "bytes of an element of A and B, by list name and by CSV name")
+expect([chapters.precision(n).family for n in ("fp8_fast", "fp8", "fp8_block", "e4m3")] == ["fp8"] * 4,
+       "the FP8 precisions are one family")
+for bad in ("fp64", "", "FP8", "e4m3_fast"):
+    try:
+        chapters.precision(bad)
+        expect(False, f"precision('{bad}') is refused")
+    except chapters.ListError as e:
+        expect(f"'{bad}'" in str(e), f"precision('{bad}') is refused, naming it")
+
 out = subprocess.run([sys.executable, TOOL, "ids", "--kind", "hopper"], capture_output=True, text=True)
 expect(out.returncode == 0 and out.stdout.split() == [c.id for c in listed if c.kind == "hopper"],
        "ids --kind hopper prints the sm_90a chapters")

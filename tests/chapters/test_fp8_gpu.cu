@@ -20,12 +20,12 @@ namespace {
 
 // The precision a chapter's binary runs with: its column of chapters/chapters.txt.
 gemm::Precision list_precision(const char* id) {
-    return gemm::fp8_precision(gemm::chapter_info(id).precision);
+    return gemm::precision_from_list(gemm::chapter_info(id).precision);
 }
 
-// The shared awkward shapes with B as N x K (as_fp8 keeps a padded ldb's padding), misaligned views
-// (one byte off), and shapes for the FP8 paths: several k-tiles with a partial last one, an odd
-// number of k-tiles (the two sets of partial sums end on either), several 128-blocks of scales
+// The shared awkward shapes with B as N x K (as_precision keeps a padded ldb's padding), misaligned
+// views (one byte off), and shapes for the FP8 paths: several k-tiles with a partial last one, an
+// odd number of k-tiles (the two sets of partial sums end on either), several 128-blocks of scales
 // along M and N, TMA-ready leading dimensions (multiples of 16) with partial tiles, more tiles than
 // the persistent grid holds.
 void check_fp8(gemm::GpuGemmFp8 fn, gemm::Precision precision) {
@@ -46,7 +46,7 @@ void check_fp8(gemm::GpuGemmFp8 fn, gemm::Precision precision) {
           gemm_tests::make(4100, 2300, 384, 0, 0, 0, 1.0f, 0.25f)})
         cases.push_back(p);
     for (const gemm::Problem& q : cases) {
-        const gemm::Problem p = gemm::as_fp8(q, precision);
+        const gemm::Problem p = gemm::as_precision(q, precision);
         CAPTURE(gemm_tests::name(p));
         CAPTURE(p.view_offset);
         gemm::CheckResult r = gemm::check_gpu_fp8(fn, p);
@@ -111,7 +111,7 @@ TEST_SUITE("fp8 chapters") {
     // scale of A and of B to everything, must not pass.
     TEST_CASE("a kernel that ignores the block scales fails the check") {
         const gemm::Problem p =
-            gemm::as_fp8(gemm_tests::make(256, 256, 512), gemm::Precision::E4M3Block);
+            gemm::as_precision(gemm_tests::make(256, 256, 512), gemm::Precision::E4M3Block);
         CHECK_FALSE(gemm::check_gpu_fp8(ch22::gemm, p).pass);
     }
 }
@@ -146,7 +146,7 @@ TEST_SUITE("cuBLASLt FP8 yardsticks") {
                                        gemm_tests::make(1024, 768, 2048, 0, 0, 0, 1.5f, -0.5f)}) {
             for (gemm::Precision s :
                  {gemm::Precision::E4M3Fast, gemm::Precision::E4M3, gemm::Precision::E4M3Block}) {
-                const gemm::Problem p = gemm::as_fp8(q, s);
+                const gemm::Problem p = gemm::as_precision(q, s);
                 CAPTURE(gemm_tests::name(p));
                 CAPTURE(gemm::to_string(s));
                 const int M = p.shape.M, N = p.shape.N, K = p.shape.K;

@@ -80,14 +80,14 @@ TEST_SUITE("e4m3 and bf16") {
 }
 
 TEST_SUITE("fp8 inputs") {
-    TEST_CASE("B is N x K: tight ldb is K, and as_fp8 keeps a padded ldb's padding") {
+    TEST_CASE("B is N x K: tight ldb is K, and as_precision keeps a padded ldb's padding") {
         Problem p = fp8_problem(10, 20, 30, Precision::E4M3).resolved();
         CHECK(p.ldb == 30);
         CHECK(p.elems_B() == 20u * 30u);
         Problem q;
         q.shape = {10, 20, 30};
         q.ldb = 23;  // 3 past N
-        CHECK(as_fp8(q, Precision::E4M3Block).ldb == 33);
+        CHECK(as_precision(q, Precision::E4M3Block).ldb == 33);
         Problem bad = fp8_problem(10, 20, 30, Precision::E4M3);
         bad.ldb = 25;  // >= N but < K
         CHECK_THROWS_AS((void)bad.resolved(), std::invalid_argument);
@@ -185,13 +185,14 @@ TEST_SUITE("fp8 reference and check") {
 
 TEST_SUITE("the FP8 chapters' arithmetic") {
     TEST_CASE("the list's precision values, and nothing else") {
-        CHECK(fp8_precision("fp8_fast") == Precision::E4M3Fast);
-        CHECK(fp8_precision("fp8") == Precision::E4M3);
-        CHECK(fp8_precision("fp8_block") == Precision::E4M3Block);
-        CHECK_THROWS_AS((void)fp8_precision("fp16"), std::invalid_argument);
-        CHECK_THROWS_AS((void)fp8_precision("FP8"), std::invalid_argument);
-        for (Precision p : {Precision::E4M3Fast, Precision::E4M3, Precision::E4M3Block})
-            CHECK(is_fp8(p));
+        CHECK(precision_from_list("fp8_fast") == Precision::E4M3Fast);
+        CHECK(precision_from_list("fp8") == Precision::E4M3);
+        CHECK(precision_from_list("fp8_block") == Precision::E4M3Block);
+        CHECK_THROWS_AS((void)precision_from_list("FP8"), std::invalid_argument);
+        for (Precision p : {Precision::E4M3Fast, Precision::E4M3, Precision::E4M3Block}) {
+            CHECK(precision_info(p).inputs == Inputs::E4M3Codes);
+            CHECK(precision_info(p).b_n_by_k);
+        }
         CHECK(std::string(to_string(Precision::E4M3Fast)) == "e4m3-fast");
     }
     TEST_CASE("promoted: a tolerance independent of K, tight; unpromoted: growing with K") {

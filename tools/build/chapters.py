@@ -32,7 +32,20 @@ from collections import namedtuple
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIST = os.path.join(ROOT, "chapters", "chapters.txt")
 KINDS = ("cpu", "cuda", "hopper")
-PRECISIONS = ("fp32", "fp16", "fp8_fast", "fp8", "fp8_block")  # chapters.txt says what each means
+# What each precision of the list means to a tool, named once (the harness's own table, with the
+# tolerance and the yardstick: common/harness/precision.hpp; chapters.txt says it in words).
+#   name      the list's precision column          csv      the harness's name (the CSV's column)
+#   family    fp32, fp16 or fp8 (an FP8 chapter)     ab, c    bytes of an element of A and B, of C
+#   b         B's layout: "KxN", or "NxK" (K-major, as FP8 wgmma reads it)
+Precision = namedtuple("Precision", "name csv family ab c b")
+PRECISION_TABLE = (
+    Precision("fp32", "fp32", "fp32", 4, 4, "KxN"),
+    Precision("fp16", "fp16", "fp16", 2, 4, "KxN"),
+    Precision("fp8_fast", "e4m3-fast", "fp8", 1, 2, "NxK"),
+    Precision("fp8", "e4m3", "fp8", 1, 2, "NxK"),
+    Precision("fp8_block", "e4m3-block", "fp8", 1, 2, "NxK"),
+)
+PRECISIONS = tuple(p.name for p in PRECISION_TABLE)
 
 Chapter = namedtuple("Chapter", "id kind precision min_cc max_cc sizes title ns")
 
@@ -79,6 +92,16 @@ def load(path=LIST):
             chapters.append(Chapter(cid, kind, precision, min_cc, max_cc, sizes.split(","), title,
                                     "ch" + cid[:2]))
     return chapters
+
+
+def precision(name):
+    """The Precision of `name`, the list's name of it (fp8_block) or the harness's in a CSV
+    (e4m3-block). Anything else: ListError naming it."""
+    for p in PRECISION_TABLE:
+        if name in (p.name, p.csv):
+            return p
+    raise ListError(f"precision '{name}' is not one of {', '.join(PRECISIONS)} "
+                    f"(in a CSV: {', '.join(p.csv for p in PRECISION_TABLE)})")
 
 
 def select(chapters, kinds=None, precisions=None):

@@ -479,6 +479,7 @@ class Chapter:
         ns = ["-DGRADE_NS=" + c.ns]
         # The processes and threads the child may have: it sets this limit itself, first thing.
         self.nproc = 4 * (os.cpu_count() or 1) + 64
+        family = chapter_list.precision(c.precision).family  # fp32, fp16 or fp8 (chapters.py)
         if not self.gpu:
             # -falign-loops=32 as meson.build sets it: the child's loops sit as the chapter's do.
             self.cc = ["g++", "-std=c++17", "-O3", "-falign-loops=32", "-fopenmp", "-fmax-errors=20",
@@ -497,7 +498,7 @@ class Chapter:
                 ["-Xcompiler", "-fdiagnostics-color=never,-fno-diagnostics-show-caret"]
             # The chapter list says what A, B and C hold: fp32, fp16 (A and B), or FP8 (e4m3 A and
             # B with scales, bf16 C).
-            self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(c.precision, [])
+            self.cc += {"fp16": ["-DGRADE_HALF"], "fp8": ["-DGRADE_FP8"]}.get(family, [])
             self.flags = ["-Xcompiler", "-fno-gnu-unique"]
             self.link = [nvcc, "--cudart", "static"] + arch
         self.kernel_flags = self.flags + ns + ["-I", "/build/include"]
@@ -513,7 +514,7 @@ class Chapter:
         shutil.copy(os.path.join(HERE, "grade_child.cu"), self.main)
         with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own
             args = ("int, int, int, float, const __nv_fp8_e4m3*, int, const __nv_fp8_e4m3*, int, const float*, "
-                    "const float*, float, __nv_bfloat16*, int, cudaStream_t" if c.precision == "fp8" else
+                    "const float*, float, __nv_bfloat16*, int, cudaStream_t" if family == "fp8" else
                     "int, int, int, float, const GradeIn*, int, const GradeIn*, int, float, float*, int" +
                     (", cudaStream_t" if self.gpu else ""))
             f.write(f'#include "grade_entry.hpp"\nextern "C" void grade_gemm({args}) {{}}\n')

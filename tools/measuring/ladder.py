@@ -212,8 +212,8 @@ def minutes(s):
 
 
 def family(precision):
-    """fp32, fp16, or fp8 for every FP8 precision of the list (fp8_fast, fp8, fp8_block...)."""
-    return "fp8" if precision.startswith("fp8") else precision
+    """fp32, fp16, or fp8 for every FP8 precision of the list (tools/build/chapters.py)."""
+    return chapter_list.precision(precision).family
 
 
 def suite_chapters(chapters):

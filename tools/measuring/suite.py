@@ -116,13 +116,14 @@ def read_shapes(path):
 
 # --- Bytes and the memory-bound end ---------------------------------------------------------------
 def element_bytes(precision):
-    """Bytes of an element of A and B: the harness's precision column (e4m3* for the FP8 ones)."""
-    return 1 if precision.startswith("e4m3") else 2 if precision == "fp16" else 4
+    """Bytes of an element of A and B, from the CSV's precision column (tools/build/chapters.py;
+    a CSV without the column is fp32's)."""
+    return chapter_list().precision(precision or "fp32").ab
 
 
 def c_bytes(precision):
     """Bytes of an element of C: bf16 for the FP8 chapters, fp32 for the others."""
-    return 2 if precision.startswith("e4m3") else 4
+    return chapter_list().precision(precision or "fp32").c
 
 
 def min_bytes(M, N, K, precision, beta):
@@ -131,12 +132,19 @@ def min_bytes(M, N, K, precision, beta):
     return e * (M * K + K * N) + c_bytes(precision) * M * N * (2 if beta != 0 else 1)
 
 
-def is_fp8_chapter(binary):
-    """Whether the chapter binary (named after its id) is an FP8 one in the chapter list."""
+def chapter_list():
+    """tools/build/chapters.py: the list of chapters and what each precision means."""
     sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
     import chapters
+    return chapters
+
+
+def chapter_family(binary):
+    """The precision family (fp32, fp16, fp8) of the chapter binary (named after its id) in the
+    chapter list, "" for a binary the list does not name."""
+    chapters = chapter_list()
     name = os.path.basename(binary or "")
-    return any(c.id == name and c.precision.startswith("fp8") for c in chapters.load())
+    return next((chapters.precision(c.precision).family for c in chapters.load() if c.id == name), "")
 
 
 def estimate(shapes, tflops, rounds=5, reps=10, warmup=3, flush_us=40.0, launch_us=20.0,
@@ -374,7 +382,7 @@ def parse(argv):
     args = parser.parse_args(own)
     args.extra = extra
     if args.shapes is None:
-        args.shapes = DEFAULT_SHAPES_FP8 if is_fp8_chapter(args.binary) else DEFAULT_SHAPES
+        args.shapes = DEFAULT_SHAPES_FP8 if chapter_family(args.binary) == "fp8" else DEFAULT_SHAPES
     if args.copy_gbs is not None and not (math.isfinite(args.copy_gbs) and args.copy_gbs > 0):
         raise InputError(f"--copy-gbs {args.copy_gbs:g}: expected a bandwidth above 0 in GB/s")
     if not (math.isfinite(args.tflops) and args.tflops > 0):
@@ -406,7 +414,9 @@ def memory_end(rows, peaks, args):
     else:
         bandwidth = read_peaks(peaks, device) if peaks else 0.0
         bandwidth_source = "theoretical peak: no measured copy bandwidth for this device"
-    roof_name = "cublas_gemmex_f16f32" if precision == "fp16" else "cublas_sgemm"
+    # The measured cuBLAS ceiling of the same precision; FP8 has none (tools/ceilings): this run's.
+    family = chapter_list().precision(precision or "fp32").family
+    roof_name = {"fp32": "cublas_sgemm", "fp16": "cublas_gemmex_f16f32"}.get(family, "")
     if roof_name in ceilings:
         roof, roof_source = ceilings[roof_name], f"{roof_name} {ceilings[roof_name]:.0f} GFLOPS"
     else:

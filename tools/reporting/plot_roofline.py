@@ -30,13 +30,25 @@ from plot_text import PALETTE, slug, thousands
 NAPKIN = chapter_facts.napkin_table()  # {chapter id: [(largest M, BM, BN)]}
 
 
+def _precision(r):
+    """The list's row for a CSV's precision name (tools/build/chapters.py), or None if unknown."""
+    try:
+        import chapters
+        return chapters.precision(r.precision)
+    except Exception:  # an unknown name, or the tools without the list: fp32's sizes below
+        return None
+
+
 def element_bytes(r):
-    return 1.0 if r.precision.startswith("e4m3") else 2.0 if r.precision == "fp16" else 4.0
+    """Bytes of one element of A and B (the list's precision table)."""
+    p = _precision(r)
+    return float(p.ab) if p else 4.0
 
 
 def c_bytes(r):
     """Bytes of one element of C: bf16 for the FP8 chapters, fp32 for the others."""
-    return 2.0 if r.precision.startswith("e4m3") else 4.0
+    p = _precision(r)
+    return float(p.c) if p else 4.0
 
 
 def min_traffic_bytes(r):

@@ -1,15 +1,15 @@
-// The FP8 backend (e4m3 operands, scales, bf16 C) and the cuBLASLt FP8 yardsticks.
+// The cuBLASLt FP8 yardsticks (e4m3 operands, scales, bf16 C), behind the FP8 chapters' contract
+// (harness_fp8.cuh); the backend that times them is the one of every precision (gpu_runner.cu).
 #include <cublasLt.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <stdexcept>
 #include <tuple>
-#include <vector>
 
-#include "gpu_backend.cuh"
+#include "cuda_check.cuh"
 #include "harness_fp8.cuh"
 
 namespace gemm {
@@ -77,7 +77,8 @@ Lt& lt() {  // per device, made on first use (the warm-up calls make it, outside
 Plan& plan(Precision scaling, bool fast_accum, int M, int N, int K, int lda, int ldb, int ldc) {
     static std::mutex mutex;
     static std::map<std::tuple<int, int, bool, int, int, int, int, int, int>, Plan> plans;
-    if (scaling == Precision::E4M3Fast) scaling = Precision::E4M3, fast_accum = true;
+    if (precision_info(scaling).sums == Sums::Unpromoted)  // fp8_fast: fp8's with fast accumulation
+        scaling = Precision::E4M3, fast_accum = true;
     int dev = 0;
     GEMM_CUDA_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> lock(mutex);
@@ -92,7 +93,7 @@ Plan& plan(Precision scaling, bool fast_accum, int M, int N, int K, int lda, int
     const int8_t fast = fast_accum ? 1 : 0;
     GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
                                                        &fast, sizeof fast));
-    if (scaling == Precision::E4M3Block) {
+    if (precision_info(scaling).scales == Scales::Blocks) {
         const int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;  // our B
         const int32_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;      // our A
         GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(
@@ -153,112 +154,6 @@ bool aligned(const void* p, std::size_t n) {
     return reinterpret_cast<std::uintptr_t>(p) % n == 0;
 }
 
-// Host <-> device copies of bf16 C. The values are bf16 already (C0 is rounded to it, the poison
-// is NaN), so the conversion is exact.
-void upload_bf16(const std::vector<float>& host, __nv_bfloat16* dev) {
-    std::vector<__nv_bfloat16> tmp(host.size());
-    for (std::size_t i = 0; i < host.size(); ++i) tmp[i] = __float2bfloat16(host[i]);
-    if (!tmp.empty())
-        GEMM_CUDA_CHECK(cudaMemcpy(dev, tmp.data(), tmp.size() * sizeof(__nv_bfloat16),
-                                   cudaMemcpyHostToDevice));
-}
-template <class T>
-void upload_raw(const std::vector<T>& host, DeviceBuffer<T>& dev, std::size_t offset) {
-    dev = DeviceBuffer<T>(host.size() + offset);
-    if (!host.empty())
-        GEMM_CUDA_CHECK(cudaMemcpy(dev.get() + offset, host.data(), host.size() * sizeof(T),
-                                   cudaMemcpyHostToDevice));
-}
-
-class Fp8Backend : public DeviceBackend {
-public:
-    Fp8Backend(int device, Precision scaling, GpuGemmFp8 chapter, GpuGemmFp8 yardstick,
-               const char* yardstick_name, bool l2_flush = false)
-        : DeviceBackend(device, yardstick_name, l2_flush),
-          scaling_(scaling),
-          chapter_(chapter),
-          yardstick_(yardstick) {}
-
-    void check_fits(const Problem& p) const override {
-        std::size_t free_b = 0, total_b = 0;
-        GEMM_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        const unsigned long long scales =
-            4ull * (fp8_scale_a_count(p.precision, p.shape.M, p.shape.K) +
-                    fp8_scale_b_count(p.precision, p.shape.N, p.shape.K));
-        // Codes, C in bf16, the scales, the scratch copies of unaligned operands, a workspace.
-        const unsigned long long need =
-            2ull * (p.elems_A() + p.elems_B()) + 2ull * p.elems_C() + scales + (96ull << 20);
-        if (need > free_b)
-            throw UsageError("size " + p.shape.str() + " needs " + std::to_string(need >> 20) +
-                             " MiB of GPU memory, only " + std::to_string(free_b >> 20) +
-                             " MiB free on device " + std::to_string(device_));
-        // Host: codes and dequantized A and B, C0, the initial C, C handed back, the bf16 staging.
-        check_host_fits(p, 5ull * (p.elems_A() + p.elems_B()) + 18ull * p.elems_C());
-    }
-
-    void load(const HostProblem& hp) override {
-        p_ = hp.p;
-        dA_ = DeviceBuffer<std::uint8_t>();  // free the previous size first
-        dB_ = DeviceBuffer<std::uint8_t>();
-        dC_ = DeviceBuffer<__nv_bfloat16>();
-        off_ = std::size_t(p_.view_offset);
-        upload_raw(hp.A8, dA_, off_);
-        upload_raw(hp.B8, dB_, off_);
-        upload_raw(hp.scale_a, dsa_, 0);
-        upload_raw(hp.scale_b, dsb_, 0);
-        const std::vector<float> c = initial_C(hp);
-        dC_ = DeviceBuffer<__nv_bfloat16>(c.size() + off_);
-        upload_bf16(c, dC_.get() + off_);
-    }
-
-    std::vector<float> run_once(const std::vector<float>& c_init) override {
-        upload_bf16(c_init, dC_.get() + off_);
-        call(chapter_);
-        GEMM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        std::vector<__nv_bfloat16> c(dC_.size() - off_);
-        if (!c.empty())
-            GEMM_CUDA_CHECK(cudaMemcpy(c.data(), dC_.get() + off_, c.size() * sizeof(__nv_bfloat16),
-                                       cudaMemcpyDeviceToHost));
-        std::vector<float> C(c.size());
-        for (std::size_t i = 0; i < c.size(); ++i) C[i] = __bfloat162float(c[i]);
-        return C;
-    }
-
-    std::vector<double> time_chapter(int warmup, int reps) override {
-        return time(warmup, reps, [&] { call(chapter_); });
-    }
-    // Empty where cuBLASLt has no algorithm for the shape (odd K or leading dimensions): the
-    // report then shows no yardstick for that size.
-    std::vector<double> time_yardstick(int warmup, int reps) override {
-        if (!cublaslt_fp8_supports(scaling_, false, p_.shape.M, p_.shape.N, p_.shape.K, a(), p_.lda,
-                                   b(), p_.ldb, c(), p_.ldc))
-            return {};
-        return time(warmup, reps, [&] { call(yardstick_); });
-    }
-
-private:
-    const __nv_fp8_e4m3* a() const {
-        return reinterpret_cast<const __nv_fp8_e4m3*>(dA_.get() + off_);
-    }
-    const __nv_fp8_e4m3* b() const {
-        return reinterpret_cast<const __nv_fp8_e4m3*>(dB_.get() + off_);
-    }
-    __nv_bfloat16* c() const { return dC_.get() + off_; }
-    void call(GpuGemmFp8 fn) {
-        fn(p_.shape.M, p_.shape.N, p_.shape.K, p_.alpha, a(), p_.lda, b(), p_.ldb, dsa_.get(),
-           dsb_.get(), p_.beta, c(), p_.ldc, stream_);
-        GEMM_CUDA_CHECK(cudaGetLastError());
-    }
-
-    Precision scaling_;
-    GpuGemmFp8 chapter_, yardstick_;
-    Problem p_;
-    std::size_t off_ = 0;  // Problem::view_offset, in elements of each matrix
-    DeviceBuffer<std::uint8_t> dA_, dB_;
-    DeviceBuffer<float> dsa_, dsb_;
-    DeviceBuffer<__nv_bfloat16> dC_;
-};
-
 }  // namespace
 
 void cublaslt_fp8(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
@@ -289,49 +184,6 @@ bool cublaslt_fp8_supports(Precision scaling, bool fast_accum, int M, int N, int
         K % 16)
         return false;
     return plan(scaling, fast_accum, M, N, K, lda, ldb, ldc).found;
-}
-
-int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm) {
-    Precision scaling = Precision::E4M3;
-    try {
-        scaling = fp8_precision(info.precision);
-    } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "run_fp8_chapter: %s: %s (chapters/chapters.txt)\n", info.id.c_str(),
-                     e.what());
-        return 2;
-    }
-    // The yardstick: cuBLASLt doing the same arithmetic.
-    GpuGemmFp8 yardstick = cublaslt_fp8;
-    const char* name = "cuBLASLt FP8 e4m3->bf16, per-tensor scales (promoted, its default)";
-    if (scaling == Precision::E4M3Fast) {
-        yardstick = cublaslt_fp8_fast_accum;
-        name = "cuBLASLt FP8 e4m3->bf16, per-tensor scales, fast accumulation (unpromoted)";
-    } else if (scaling == Precision::E4M3Block) {
-        yardstick = cublaslt_fp8_blocks;
-        name = "cuBLASLt FP8 e4m3->bf16, 1x128/128x128 block scales";
-    }
-    return run_chapter(argc, argv, info, scaling, [&](const Options& o) {
-        if (!o.remote.empty())  // the --remote protocol carries fp32 and fp16 operands only
-            throw UsageError("--remote: the FP8 chapters are graded in one process");
-        const int dev = select_device(o, info);
-        return std::unique_ptr<Backend>(
-            new Fp8Backend(dev, scaling, gemm, yardstick, name, o.l2_flush));
-    });
-}
-
-CheckResult check_gpu_fp8(GpuGemmFp8 gemm, const Problem& p, CheckMode mode) {
-    int dev = 0;
-    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    Fp8Backend backend(dev, p.precision, gemm, nullptr, "");
-    return load_and_check(backend, make_inputs(p), mode);
-}
-
-std::vector<float> run_gpu_fp8(GpuGemmFp8 gemm, const HostProblem& hp) {
-    int dev = 0;
-    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    Fp8Backend backend(dev, hp.p.precision, gemm, nullptr, "");
-    backend.load(hp);
-    return backend.run_once(initial_C(hp));
 }
 
 }  // namespace gemm
