@@ -171,7 +171,10 @@ with tempfile.TemporaryDirectory() as tmp:
 
 # --- stamp and check ------------------------------------------------------------------------------
 with tempfile.TemporaryDirectory() as tmp:
-    rc, out, err = run(sys.executable, LADDER, "stamp", tmp, "tools/measuring/gpu_session.sh", "ladder")
+    # The commit from git here: a GEMM_SOURCE_COMMIT of the caller's (a device run sets it) would win.
+    no_given = {k: v for k, v in os.environ.items() if not k.startswith("GEMM_SOURCE_")}
+    rc, out, err = run(sys.executable, LADDER, "stamp", tmp, "tools/measuring/gpu_session.sh", "ladder",
+                       env=no_given)
     stamp = ladder.read_stamp(tmp)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                           text=True).stdout.strip()
