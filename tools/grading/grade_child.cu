@@ -254,7 +254,7 @@ void upload_raw(const std::vector<T>& host, gemm::DeviceBuffer<T>& dev, std::siz
                                    cudaMemcpyHostToDevice));
 }
 
-// The device copies of one problem, laid out as the harness's GpuBackend (FP8: Fp8Backend) lays
+// The device copies of one problem, laid out as the harness's GpuBackend (one for every precision) lays
 // them out. C is handed back and digested as floats, whatever its type on the device.
 struct Problem {
     rp::LoadHeader h{};
