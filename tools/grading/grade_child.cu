@@ -254,8 +254,8 @@ void upload_raw(const std::vector<T>& host, gemm::DeviceBuffer<T>& dev, std::siz
                                    cudaMemcpyHostToDevice));
 }
 
-// The device copies of one problem, laid out as the harness's GpuBackend (one for every precision) lays
-// them out. C is handed back and digested as floats, whatever its type on the device.
+// The device copies of one problem, laid out as the harness's GpuBackend (one for every
+// precision) lays them out. C is handed back and digested as floats, whatever its type on the device.
 struct Problem {
     rp::LoadHeader h{};
     std::size_t off = 0;  // view_offset
