@@ -2,9 +2,9 @@
 // tools/grading/grade.py builds it, inside a sandbox, from this file and
 // tools/grading/grade_entry.cu, two translation units: this one never sees the submission's source
 // and reaches its kernel through grade_gemm alone. The instructor's chapter binary starts it with
-// --grade --remote; it reads requests on fd 3 and answers on fd 4 (common/grading/remote_protocol.hpp). It
-// keeps no verdict and no clock: what it prints goes to a log nobody grades from, and the grade
-// times each batch of calls itself.
+// --grade --remote; it reads requests on fd 3 and answers on fd 4
+// (common/grading/remote_protocol.hpp). It keeps no verdict and no clock: what it prints goes to a
+// log nobody grades from, and the grade times each batch of calls itself.
 //
 // Build flags (tools/grading/grade.py sets them, from the chapter list's precision): for a GPU
 // chapter GRADE_GPU, plus GRADE_HALF when its inputs are fp16, or GRADE_FP8 when they are e4m3
@@ -255,7 +255,8 @@ void upload_raw(const std::vector<T>& host, gemm::DeviceBuffer<T>& dev, std::siz
 }
 
 // The device copies of one problem, laid out as the harness's GpuBackend (one for every
-// precision) lays them out. C is handed back and digested as floats, whatever its type on the device.
+// precision) lays them out. C is handed back and digested as floats, whatever its type on the
+// device.
 struct Problem {
     rp::LoadHeader h{};
     std::size_t off = 0;  // view_offset
