@@ -1,12 +1,12 @@
-// Chapter 18's facts for the tools, owned here beside its kernel: its traffic model.
-// Read by tools/reporting/plot.py. Not included by the kernel (its code and source hash stay as they are);
-// docs/tuning.md describes the format. `napkin` is the traffic model of tools/reporting/plot.py's roofline
-// (read by tools/build/chapter_facts.py, checked against the kernel's constants below):
-// rows {largest M (0: any), BM, BN}, the first row with M <= largest M applies; global traffic =
-// e * (M * K * ceil(N / BN) + K * N * ceil(M / BM)) + C's bytes,
-// plus, when K is split into S slices, 2 * S * M * N * 4 bytes of fp32 partials (written, then read
-// back by the reduction) -- not counted here: S comes from the SM count (choose_splits), which a
-// results CSV does not record, so the napkin is the tiles' traffic alone (a lower bound).
+// Chapter 18's facts for the tools, owned here beside its kernel: its traffic model. Read by
+// tools/reporting/plot.py. Not included by the kernel (its code and source hash stay as they are);
+// docs/tuning.md describes the format. `napkin` is the traffic model of tools/reporting/plot.py's
+// roofline (read by tools/build/chapter_facts.py, checked against the kernel's constants below):
+// rows {largest M (0: any), BM, BN}, the first row with M <= largest M applies; global traffic = e
+// * (M * K * ceil(N / BN) + K * N * ceil(M / BM)) + C's bytes, plus, when K is split into S slices,
+// 2 * S * M * N * 4 bytes of fp32 partials (written, then read back by the reduction) -- not
+// counted here: S comes from the SM count (choose_splits), which a results CSV does not record, so
+// the napkin is the tiles' traffic alone (a lower bound).
 #pragma once
 
 #include "18_small_m/kernel.cuh"
@@ -21,9 +21,9 @@ static_assert(napkin[0][1] == configs::m8::BM && napkin[1][1] == configs::m16::B
 static_assert(napkin[0][2] == configs::m8::BN && napkin[3][2] == configs::m64::BN,
               "napkin: 64 columns");
 
-// Named configurations of the kernel that tools/measuring/tune.cu does not time (tests/tools/test_facts.py checks
-// that every name of the kernel's `configs` is here or a candidate): gemm() takes one by M: a rule,
-// not a tuning choice.
+// Named configurations of the kernel that tools/measuring/tune.cu does not time
+// (tests/tools/test_facts.py checks that every name of the kernel's `configs` is here or a
+// candidate): gemm() takes one by M: a rule, not a tuning choice.
 inline constexpr const char* not_tuned[] = {"m8", "m16", "m32", "m64"};
 
 }  // namespace ch18::facts

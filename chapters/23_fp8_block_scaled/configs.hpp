@@ -1,10 +1,10 @@
 // Chapter 23's facts for the tools, owned here beside its kernel: its candidate configurations and
-// traffic model (e = 1: e4m3; C bf16). Read by tools/measuring/tune.cu (tune_hopper) and tools/reporting/plot.py. Not
-// included by the kernel (its code and source hash stay as they are); docs/tuning.md describes the
-// format. `napkin` is the traffic model of tools/reporting/plot.py's roofline (read by
-// tools/build/chapter_facts.py, checked against the kernel's constants below): rows {largest M (0: any),
-// BM, BN}, the first row with M <= largest M applies; global traffic = e * (M * K * ceil(N / BN) +
-// K * N * ceil(M / BM)) + C's bytes.
+// traffic model (e = 1: e4m3; C bf16). Read by tools/measuring/tune.cu (tune_hopper) and
+// tools/reporting/plot.py. Not included by the kernel (its code and source hash stay as they are);
+// docs/tuning.md describes the format. `napkin` is the traffic model of tools/reporting/plot.py's
+// roofline (read by tools/build/chapter_facts.py, checked against the kernel's constants below):
+// rows {largest M (0: any), BM, BN}, the first row with M <= largest M applies; global traffic = e
+// * (M * K * ceil(N / BN) + K * N * ceil(M / BM)) + C's bytes.
 #pragma once
 
 #include "23_fp8_block_scaled/kernel.cuh"
@@ -15,8 +15,8 @@ inline constexpr int napkin[][3] = {{0, 256, 128}};
 // gemm(): gemm_cfg<2>, tiles of (128, 128) in clusters of two along M sharing B.
 static_assert(napkin[0][1] == 2 * BM && napkin[0][2] == BN, "napkin: the cluster's tile");
 
-// The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm function); with
-// and without clusters and the consumers' ordered issue.
+// The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
+// function); with and without clusters and the consumers' ordered issue.
 template <class F>
 void for_each_candidate(F&& f) {
     f("23_fp8_block_scaled_cluster1", ch23::gemm_cfg<1>);
