@@ -1,14 +1,12 @@
 """roofline.svg: each chapter's napkin intensity against its GFLOPS under the device's roofs."""
 
 import math
-import sys
-
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
 import chapter_facts  # noqa: E402  (tools/build/chapter_facts.py: the chapters' own tiles)
-from plot_text import PALETTE, slug, thousands
+from plot_text import PALETTE, slug, thousands  # noqa: E402
 
 
 # --- The napkin model of each chapter's global-memory traffic (the roofline's x) --------------
