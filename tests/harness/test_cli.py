@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """Runs one chapter binary the way a learner would: --help, bad input, a small real run.
+(The cost of many sizes in one run is timed on its own, with no test beside it:
+test_many_sizes.py.)
 
 Usage: test_cli.py BINARY CHAPTER_ID
 Exit: 0 pass, 1 fail, 77 skipped (a GPU chapter on a machine without a usable GPU, unless
@@ -11,7 +13,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 binary, chapter = sys.argv[1], sys.argv[2]
 failures = []
@@ -113,24 +114,6 @@ with tempfile.TemporaryDirectory() as tmp:
                        f"the row carries the commit and the dirty flag: {r}")
                 expect(now and r.get("source_hash") == now[1],
                        f"the row's source_hash is the kernel's ({now[1:2]}): {r}")
-
-        # Many sizes cost each one's own time: the CSV is appended to, not rewritten, and the
-        # CPU timing waits for worker threads only while some run (about 40 ms a size on our
-        # 2-core machine). It once slept 200 ms a size and rewrote the CSV and a chart after each
-        # size: over 160 s for 800 sizes here. 200 sizes with the same bound per size (175 ms,
-        # under the old 200) catch that, in a quarter of the time 800 took.
-        many, per_size_s = 200, 0.175
-        start = time.monotonic()
-        rc, out, err = run("--sizes", ",".join(["2"] * many), "--reps", "1", "--rounds", "1",
-                           "--warmup", "0", "--no-baseline", "--check", "off", "--out", tmp,
-                           timeout=many * per_size_s)
-        took = time.monotonic() - start
-        rows = list(csv.DictReader(open(csv_path))) if os.path.exists(csv_path) else []
-        expect(rc == 0 and len(rows) == many,
-               f"{many} sizes: exit 0 and {many} CSV rows (rc {rc}, {len(rows)} rows, {took:.0f} s)")
-        expect(took < many * per_size_s, f"{many} sizes in under {per_size_s * 1000:.0f} ms each "
-                                         f"(took {took:.1f} s)")
-        print(f"{many} sizes took {took:.1f} s")
 
         # Sizes that cannot be indexed with int, or cannot fit in memory: exit 2 before any work.
         rc, out, err = run("--sizes", "50000", "--out", tmp)
