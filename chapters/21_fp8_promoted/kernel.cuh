@@ -119,10 +119,9 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
         if (tid % 32 == 0) mbar_arrive(&empty[s]);  // the producer may refill it
             // The promotion: the k-tile's sums join the fp32 accumulators. Meanwhile the other
-            // consumer warpgroup's wgmmas keep the tensor cores busy. (Overlapping it with this
-            // warpgroup's next wgmmas, in a second set of sums, in this loop: ptxas then waits for
-            // those wgmmas before the adds all the same, C7517; in straight-line chunks of k-tiles
-            // it does not, and measured 4 points faster: README.)
+            // consumer warpgroup's wgmmas keep the tensor cores busy. (With a second set of sums
+            // and the next wgmmas issued first, ptxas waits for them before the adds all the same
+            // in this loop, C7517; in straight-line chunks of k-tiles it does not: README.)
 #pragma unroll
         for (int i = 0; i < ACC; ++i) {
             fence_operand(part[i]);  // read only after the wait that finished them
