@@ -15,10 +15,12 @@ inline constexpr int napkin[][3] = {{0, 128, 128}};
 static_assert(napkin[0][1] == BM && napkin[0][2] == BN, "napkin: the kernel's tile");
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
-// function).
+// function); chunk 1 is the promotion without overlap, 8 the chapter's gemm().
 template <class F>
 void for_each_candidate(F&& f) {
-    f("21_fp8_promoted", ch21::gemm);
+    f("21_fp8_promoted_chunk1", ch21::gemm_cfg<1>);
+    f("21_fp8_promoted_chunk2", ch21::gemm_cfg<2>);
+    f("21_fp8_promoted_chunk8", ch21::gemm_cfg<8>);
 }
 
 }  // namespace ch21::facts

@@ -3,8 +3,9 @@
 // Contract: as chapter 20: C (M x N, bf16) = alpha * (sa A) (sb B)^T + beta * C, A M x K, B N x K.
 // New vs chapter 20: each k-tile's four wgmmas write a fresh register set `part` in the tensor
 // cores' short adders; ordinary fp32 adds then move it into the accumulators `d`, so no short sum
-// is longer than 128 of K. Two sets of (64, 256) would take 256 registers a thread (at most 232
-// can be had): the tile is 128 x 128 (m64n128k32), 64 + 64 registers, 6 stages.
+// is longer than 128 of K. Two sets take turns, so that the next k-tile's wgmmas run while one is
+// added (wgmma.wait_group 1). Two sets of (64, 256) and d would take 384 registers a thread (at
+// most 232 can be had): the tile is 128 x 128 (m64n128k32), 3 x 64 registers, 6 stages.
 // Napkin math (4096^3): 137 GFLOP; L2 -> SM bytes M N K (1/BM + 1/BN) x 1 byte = 1.07 GB (the
 // narrower tile: +33% on chapter 20); 64 fp32 adds a thread per k-tile against 256 tensor clocks.
 // Preconditions: as chapter 20 (compute capability 9.0; unaligned operands are padded first).
@@ -40,9 +41,11 @@ constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) 
 static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows of the tile");
 static_assert(BK == 128, "a K-row of A or B is one 128-byte swizzle row");
 static_assert(BN == 128 && BK % WGMMA_K == 0,
-              "one m64n128k32 per 32-deep step: (64, 256) partial sums beside (64, 256) "
-              "accumulators would take 256 registers a thread (max 232)");
+              "one m64n128k32 per 32-deep step: two sets of (64, 256) partial sums and the "
+              "accumulators would take 384 registers a thread (max 232)");
 
+// CHUNK: k-tiles per straight-line chunk of the consumers' loop (1: no overlap; below).
+template <int CHUNK>
 static __global__ void __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
@@ -99,34 +102,56 @@ static __global__ void __launch_bounds__(THREADS, 1)
     for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
     const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
 
-    float part[ACC];  // the tensor cores' sums of one k-tile, in the same layout
-    for (int kt = 0; kt < KT; ++kt) {
+    // Two sets of partial sums in turn: k-tile kt + 1's wgmmas run while k-tile kt's sums are
+    // promoted (the tensor cores' short sums join the fp32 accumulators d), so no short sum is
+    // longer than 128 of K and the adds hide behind the tensor cores.
+    float part[2][ACC];  // the tensor cores' sums of one k-tile each, in d's layout
+    auto issue = [&](float(&p)[ACC], int kt) {  // k-tile kt's four wgmmas into p, in flight
         const int s = kt % STAGES;
         mbar_wait(&full[s], (kt / STAGES) & 1);                 // tile kt has landed in stage s
         const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
         const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
-        wgmma_fence();  // part was read by ordinary instructions (the last promotion)
-        // BEGIN SOLUTION: four wgmmas into part, the first overwriting it (scale-d 0)
+        wgmma_fence();  // p was read by ordinary instructions (its last promotion)
+        // BEGIN SOLUTION: four wgmmas into p, the first overwriting it (scale-d 0)
 #pragma unroll
         for (int kk = 0; kk < BK / WGMMA_K; ++kk) {
             // A and B alike: rows of 128 bytes, 8-row groups 1024 bytes apart (SBO); a 32-deep
             // step is 32 bytes further along the (swizzled) row.
-            wgmma_m64n128k32_e4m3(part, smem_desc(a + kk * WGMMA_K, 16, 1024),
+            wgmma_m64n128k32_e4m3(p, smem_desc(a + kk * WGMMA_K, 16, 1024),
                                   smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
         }
         // END SOLUTION
         wgmma_commit();
-        wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
-        if (tid % 32 == 0) mbar_arrive(&empty[s]);  // the producer may refill it
-            // The promotion: the k-tile's sums join the fp32 accumulators. Meanwhile the other
-            // consumer warpgroup's wgmmas keep the tensor cores busy. (With a second set of sums
-            // and the next wgmmas issued first, ptxas waits for them before the adds all the same
-            // in this loop, C7517; in straight-line chunks of k-tiles it does not: README.)
+    };
+    auto promote = [&](float(&p)[ACC], int kt) {  // after a wait that finished k-tile kt
+        if (tid % 32 == 0) mbar_arrive(&empty[kt % STAGES]);  // its stage may be refilled
 #pragma unroll
         for (int i = 0; i < ACC; ++i) {
-            fence_operand(part[i]);  // read only after the wait that finished them
-            d[i] += part[i];
+            fence_operand(p[i]);  // read only after the wait that finished them
+            d[i] += p[i];
         }
+    };
+    // Chunks of CHUNK k-tiles, each straight-line code: ptxas follows the wgmma groups in flight
+    // within it, but across a loop's back edge it waits for all of them first (C7514), so the
+    // chunk ends with nothing in flight. CHUNK 1 is the plain loop: issue, wait, promote.
+    int kt = 0;
+    for (; kt + CHUNK <= KT; kt += CHUNK) {
+        issue(part[0], kt);
+#pragma unroll
+        for (int j = 1; j <= CHUNK; ++j) {
+            if (j < CHUNK) {
+                issue(part[j % 2], kt + j);  // the next k-tile's wgmmas first,
+                wgmma_wait<1>();             // then k-tile kt + j - 1's are done
+            } else {
+                wgmma_wait<0>();  // the chunk's last k-tile
+            }
+            promote(part[(j - 1) % 2], kt + j - 1);
+        }
+    }
+    for (; kt < KT; ++kt) {  // the k-tiles after the last whole chunk, one at a time
+        issue(part[0], kt);
+        wgmma_wait<0>();
+        promote(part[0], kt);
     }
 
     // Epilogue: this warp's 16 rows of the warpgroup's 64, straight from the accumulators; the
@@ -137,14 +162,15 @@ static __global__ void __launch_bounds__(THREADS, 1)
                m0 + BM <= M && n0 + BN <= N && vec_c);
 }
 
-inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
-                 const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
-                 float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
+template <int CHUNK>
+void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
+              const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
+              float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     static const bool opted_in = [] {  // more than 48 KB of shared memory must be asked for
         GEMM_CUDA_CHECK(cudaFuncSetAttribute(
-            fp8_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+            fp8_kernel<CHUNK>, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
         return true;
     }();
     (void)opted_in;
@@ -154,9 +180,16 @@ inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int l
     const CUtensorMap map_b = make_map(ops.b.p, N, K, ops.b.ld, BN, BK);  // boxes (128, 128) of B
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 4 == 0;
     const int blocks = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
-    fp8_kernel<<<blocks, THREADS, SMEM_BYTES, stream>>>(map_a, map_b, M, N, K, alpha, scale_a,
-                                                        scale_b, beta, C, ldc, vec_c);
+    fp8_kernel<CHUNK><<<blocks, THREADS, SMEM_BYTES, stream>>>(map_a, map_b, M, N, K, alpha,
+                                                               scale_a, scale_b, beta, C, ldc, vec_c);
     GEMM_CUDA_CHECK_LAUNCH();
+}
+
+// The chapter: chunks of 8 k-tiles (tools/measuring/tune.cu times 1, 2 and 8 beside it).
+inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
+                 const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
+                 float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
+    gemm_cfg<8>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
 }
 
 }  // namespace ch21

@@ -5,7 +5,7 @@
 // along M share the B tile, each copying 1 / CLUSTER of it with TMA multicast into all of them (the
 // "empty" barriers count every consumer warp of the cluster). Both as chapter 15 taught them.
 // Napkin math (4096^3): L2 -> SM bytes M N K (1/BN + 1/(CLUSTER BM)) x 1 byte = 0.8 GB with pairs,
-// a quarter under chapter 21's 1.07 GB. Predicted faster than 21; measured 5% slower (README).
+// a quarter under chapter 21's 1.07 GB. Predicted faster than 21: the README has the measurement.
 // Preconditions: as chapter 20 (compute capability 9.0; unaligned operands are padded first).
 #pragma once
 
@@ -43,10 +43,9 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
               "one m64n128k32 per 32-deep step: two sets of (64, 256) partial sums and the "
               "accumulators would take 384 registers a thread (max 232)");
 
-// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). ORDERED: the
-// two consumer warpgroups take turns to issue their k-tiles' wgmmas (named barriers 1 and 2), so
-// that one's wait and promotion run while the other's wgmmas keep the tensor cores busy.
-template <int CLUSTER, bool ORDERED>
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
+// k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
+template <int CLUSTER, int CHUNK>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
@@ -139,36 +138,53 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             mbar_arrive(&empty[s]);
         }
     };
-    float d[ACC];     // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
-    float part[ACC];  // the tensor cores' sums of one k-tile, in the same layout
-    int it = 0;       // k-tiles consumed, across tiles: the stage and its phase
+    float d[ACC];        // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
+    float part[2][ACC];  // two sets of the tensor cores' sums of one k-tile, as in chapter 21
+    // k-tile number i (counted across tiles: the stage and its phase) into p, in flight.
+    auto issue = [&](float(&p)[ACC], int i) {
+        const int s = i % STAGES;
+        mbar_wait(&full[s], (i / STAGES) & 1);                  // the k-tile is in stage s
+        const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
+        const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+        wgmma_fence();  // p was read by ordinary instructions (its last promotion)
+#pragma unroll
+        for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites p (scale-d 0)
+            wgmma_m64n128k32_e4m3(p, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                  smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+        wgmma_commit();
+    };
+    auto promote = [&](float(&p)[ACC], int i) {  // after a wait that finished k-tile number i
+        release(i % STAGES);
+#pragma unroll
+        for (int e = 0; e < ACC; ++e) {
+            fence_operand(p[e]);  // read only after the wait that finished them
+            d[e] += p[e];
+        }
+    };
+    int it = 0;  // k-tiles consumed, across tiles: the stage and its phase
     for (int t = first; t < tiles; t += step) {
         int m0, n0;
         origin(t, m0, n0);
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-        for (int kt = 0; kt < KT; ++kt, ++it) {
-            const int s = it % STAGES;
-            mbar_wait(&full[s], (it / STAGES) & 1);                 // k-tile kt is in stage s
-            const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
-            const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
-            // Ordered: consumer 1 issues after consumer 2's previous k-tile, consumer 2 after
-            // consumer 1's this one (consumer 1 goes first once: `it` counts from 0 for both).
-            if (ORDERED && (wg == 2 || it > 0)) named_sync(wg, 2 * WG);
-            wgmma_fence();  // part was read by ordinary instructions (the last promotion)
+        int kt = 0;  // chapter 21's chunks, with `it` beside kt
+        for (; kt + CHUNK <= KT; kt += CHUNK, it += CHUNK) {
+            issue(part[0], it);
 #pragma unroll
-            for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites part (scale-d 0)
-                wgmma_m64n128k32_e4m3(part, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                                      smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
-            wgmma_commit();
-            if (ORDERED) named_arrive(3 - wg, 2 * WG);  // the other consumer's turn
-            wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
-            release(s);
-#pragma unroll
-            for (int i = 0; i < ACC; ++i) {  // the promotion, as in chapter 21
-                fence_operand(part[i]);      // read only after the wait that finished them
-                d[i] += part[i];
+            for (int j = 1; j <= CHUNK; ++j) {
+                if (j < CHUNK) {
+                    issue(part[j % 2], it + j);
+                    wgmma_wait<1>();
+                } else {
+                    wgmma_wait<0>();
+                }
+                promote(part[(j - 1) % 2], it + j - 1);
             }
+        }
+        for (; kt < KT; ++kt, ++it) {
+            issue(part[0], it);
+            wgmma_wait<0>();
+            promote(part[0], it);
         }
 
         // Epilogue as in chapter 21; meanwhile the producer is already loading the next tile.
@@ -176,18 +192,16 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         store_tile(d, C, ldc, M, N, m0 + row0 + 16 * warp + lane / 4, n0, lane, scale, beta,
                    m0 + BM <= M && n0 + BN <= N && vec_c);
     }
-    // Ordered: consumer 2's last arrive on barrier 1 is still to be matched.
-    if (ORDERED && wg == 1 && it > 0) named_sync(1, 2 * WG);
     if constexpr (CLUSTER > 1) cluster_sync();  // the producers' cluster barrier, above
 }
 
-template <int CLUSTER, bool ORDERED = false>
+template <int CLUSTER, int CHUNK = 8>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER, ORDERED>;
+    auto kernel = fp8_kernel<CLUSTER, CHUNK>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters = [&] {
         GEMM_CUDA_CHECK(
@@ -218,7 +232,7 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: pairs sharing B (tools/measuring/tune.cu times CLUSTER 1 and ORDERED beside it).
+// The chapter: pairs sharing B, chunks of 8 (tools/measuring/tune.cu times others beside it).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {

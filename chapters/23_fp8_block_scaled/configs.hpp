@@ -16,12 +16,12 @@ inline constexpr int napkin[][3] = {{0, 256, 128}};
 static_assert(napkin[0][1] == 2 * BM && napkin[0][2] == BN, "napkin: the cluster's tile");
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
-// function); with and without clusters and the consumers' ordered issue.
+// function); with and without clusters, and pairs without the overlap (chunks of one k-tile).
 template <class F>
 void for_each_candidate(F&& f) {
     f("23_fp8_block_scaled_cluster1", ch23::gemm_cfg<1>);
     f("23_fp8_block_scaled_cluster2", ch23::gemm_cfg<2>);
-    f("23_fp8_block_scaled_cluster1_ordered", ch23::gemm_cfg<1, true>);
+    f("23_fp8_block_scaled_cluster2_chunk1", ch23::gemm_cfg<2, 1>);
 }
 
 }  // namespace ch23::facts

@@ -47,10 +47,9 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
               "one m64n128k32 per 32-deep step: two sets of (64, 256) partial sums and the "
               "accumulators would take 384 registers a thread (max 232)");
 
-// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). ORDERED: the
-// two consumer warpgroups take turns to issue their k-tiles' wgmmas (named barriers 1 and 2), so
-// that one's wait and promotion run while the other's wgmmas keep the tensor cores busy.
-template <int CLUSTER, bool ORDERED>
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
+// k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
+template <int CLUSTER, int CHUNK>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
@@ -140,65 +139,80 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             mbar_arrive(&empty[s]);
         }
     };
-    float d[ACC];     // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
-    float part[ACC];  // the tensor cores' sums of one k-tile, in the same layout
-    int it = 0;       // k-tiles consumed, across tiles: the stage and its phase
+    float d[ACC];        // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
+    float part[2][ACC];  // two sets of the tensor cores' sums of one k-tile, as in chapter 21
+    float sc[2][2];      // each set's scales, sa * sb, for this thread's rows r and r + 8
     const int ld_sb = (KT + 3) / 4 * 4;  // scale_b's row: the K-blocks, padded to 4
+    int m0, n0, r;                       // the tile's origin; this thread's first row of C
+    // k-tile kt (number i counted across tiles: the stage and its phase) into p, in flight.
+    auto issue = [&](float(&p)[ACC], float(&s2)[2], int i, int kt) {
+        const int s = i % STAGES;
+        // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap it.
+        // BEGIN SOLUTION: sb of this k-tile's 128 x 128 block of B, times sa of rows r, r + 8
+        const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
+        const long long ka = static_cast<long long>(kt) * M;
+        s2[0] = r < M ? sb * __ldg(scale_a + ka + r) : 0.0f;
+        s2[1] = r + 8 < M ? sb * __ldg(scale_a + ka + r + 8) : 0.0f;
+        // END SOLUTION
+        mbar_wait(&full[s], (i / STAGES) & 1);                  // the k-tile is in stage s
+        const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
+        const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+        wgmma_fence();  // p was read by ordinary instructions (its last promotion)
+#pragma unroll
+        for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites p (scale-d 0)
+            wgmma_m64n128k32_e4m3(p, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                  smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+        wgmma_commit();
+    };
+    // The promotion, now scaled: d[4j], d[4j+1] are on row r, d[4j+2], d[4j+3] on r + 8.
+    auto promote = [&](float(&p)[ACC], const float(&s2)[2], int i) {
+        release(i % STAGES);
+#pragma unroll
+        for (int e = 0; e < ACC; ++e) {
+            fence_operand(p[e]);  // read only after the wait that finished them
+            d[e] = fmaf(p[e], e % 4 < 2 ? s2[0] : s2[1], d[e]);
+        }
+    };
+    int it = 0;  // k-tiles consumed, across tiles: the stage and its phase
     for (int t = first; t < tiles; t += step) {
-        int m0, n0;
         origin(t, m0, n0);
-        const int r = m0 + row0 + 16 * warp + lane / 4;  // this thread's rows: r and r + 8
+        r = m0 + row0 + 16 * warp + lane / 4;
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-        for (int kt = 0; kt < KT; ++kt, ++it) {
-            const int s = it % STAGES;
-            // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap
-            // it.
-            float s0 = 0.0f, s1 = 0.0f;  // for rows r and r + 8
-            // BEGIN SOLUTION: sb of this k-tile's 128 x 128 block of B, times sa of rows r, r + 8
-            const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
-            const long long ka = static_cast<long long>(kt) * M;
-            if (r < M) s0 = sb * __ldg(scale_a + ka + r);
-            if (r + 8 < M) s1 = sb * __ldg(scale_a + ka + r + 8);
-            // END SOLUTION
-            mbar_wait(&full[s], (it / STAGES) & 1);                 // k-tile kt is in stage s
-            const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
-            const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
-            // Ordered: consumer 1 issues after consumer 2's previous k-tile, consumer 2 after
-            // consumer 1's this one (consumer 1 goes first once: `it` counts from 0 for both).
-            if (ORDERED && (wg == 2 || it > 0)) named_sync(wg, 2 * WG);
-            wgmma_fence();  // part was read by ordinary instructions (the last promotion)
+        int kt = 0;  // chapter 22's chunks
+        for (; kt + CHUNK <= KT; kt += CHUNK, it += CHUNK) {
+            issue(part[0], sc[0], it, kt);
 #pragma unroll
-            for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites part (scale-d 0)
-                wgmma_m64n128k32_e4m3(part, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                                      smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
-            wgmma_commit();
-            if (ORDERED) named_arrive(3 - wg, 2 * WG);  // the other consumer's turn
-            wgmma_wait<0>();  // this tile's wgmmas are done reading stage s: it may be refilled
-            release(s);
-#pragma unroll
-            for (int i = 0; i < ACC; ++i) {  // the promotion, now scaled: d[4j], d[4j+1] are on
-                fence_operand(part[i]);  // row r, d[4j+2], d[4j+3] on r + 8; read after the wait
-                d[i] = fmaf(part[i], i % 4 < 2 ? s0 : s1, d[i]);
+            for (int j = 1; j <= CHUNK; ++j) {
+                if (j < CHUNK) {
+                    issue(part[j % 2], sc[j % 2], it + j, kt + j);
+                    wgmma_wait<1>();
+                } else {
+                    wgmma_wait<0>();
+                }
+                promote(part[(j - 1) % 2], sc[(j - 1) % 2], it + j - 1);
             }
+        }
+        for (; kt < KT; ++kt, ++it) {
+            issue(part[0], sc[0], it, kt);
+            wgmma_wait<0>();
+            promote(part[0], sc[0], it);
         }
 
         // Epilogue as in chapter 22, alpha alone: the scales are in d already.
         store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta,
                    m0 + BM <= M && n0 + BN <= N && vec_c);
     }
-    // Ordered: consumer 2's last arrive on barrier 1 is still to be matched.
-    if (ORDERED && wg == 1 && it > 0) named_sync(1, 2 * WG);
     if constexpr (CLUSTER > 1) cluster_sync();  // the producers' cluster barrier, above
 }
 
-template <int CLUSTER, bool ORDERED = false>
+template <int CLUSTER, int CHUNK = 8>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER, ORDERED>;
+    auto kernel = fp8_kernel<CLUSTER, CHUNK>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters = [&] {
         GEMM_CUDA_CHECK(
@@ -229,7 +243,7 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: pairs sharing B, scales per block (tools/measuring/tune.cu: CLUSTER 1, ORDERED).
+// The chapter: pairs sharing B, chunks of 8, scales per block (tune.cu: CLUSTER 1, chunks of 1).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {

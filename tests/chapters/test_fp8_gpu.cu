@@ -25,7 +25,8 @@ gemm::Precision list_precision(const char* id) {
 
 // The shared awkward shapes with B as N x K (as_precision keeps a padded ldb's padding), misaligned
 // views (one byte off), and shapes for the FP8 paths: several k-tiles with a partial last one, an
-// odd number of k-tiles (the two sets of partial sums end on either), several 128-blocks of scales
+// odd number of k-tiles (the two sets of partial sums end on either), fewer k-tiles than a chunk
+// (K 520), exactly one (1000), chunks and a remainder (1152, 8200), several 128-blocks of scales
 // along M and N, TMA-ready leading dimensions (multiples of 16) with partial tiles, more tiles than
 // the persistent grid holds.
 void check_fp8(gemm::GpuGemmFp8 fn, gemm::Precision precision) {
@@ -88,15 +89,19 @@ TEST_SUITE("fp8 chapters") {
     TEST_CASE("21_fp8_promoted") {
         check_fp8(ch21::gemm, list_precision("21_fp8_promoted"));
     }
+    TEST_CASE("21_fp8_promoted, chunks of 1 (no overlap) and of 3 (odd: a chunk ends on set 0)") {
+        check_fp8(ch21::gemm_cfg<1>, list_precision("21_fp8_promoted"));
+        check_fp8(ch21::gemm_cfg<3>, list_precision("21_fp8_promoted"));
+    }
     TEST_CASE("22_fp8_persistent") {
         check_fp8(ch22::gemm, list_precision("22_fp8_persistent"));
     }
     TEST_CASE("22_fp8_persistent, without clusters") {
         check_fp8(ch22::gemm_cfg<1>, list_precision("22_fp8_persistent"));
     }
-    TEST_CASE("22_fp8_persistent, consumers issuing in turn") {
-        check_fp8(ch22::gemm_cfg<2, true>, list_precision("22_fp8_persistent"));
-        check_fp8(ch22::gemm_cfg<1, true>, list_precision("22_fp8_persistent"));
+    TEST_CASE("22_fp8_persistent, chunks of 1 (no overlap) and of 3") {
+        check_fp8(ch22::gemm_cfg<2, 1>, list_precision("22_fp8_persistent"));
+        check_fp8(ch22::gemm_cfg<1, 3>, list_precision("22_fp8_persistent"));
     }
     TEST_CASE("23_fp8_block_scaled") {
         check_fp8(ch23::gemm, list_precision("23_fp8_block_scaled"));
@@ -104,8 +109,9 @@ TEST_SUITE("fp8 chapters") {
     TEST_CASE("23_fp8_block_scaled, without clusters") {
         check_fp8(ch23::gemm_cfg<1>, list_precision("23_fp8_block_scaled"));
     }
-    TEST_CASE("23_fp8_block_scaled, consumers issuing in turn") {
-        check_fp8(ch23::gemm_cfg<2, true>, list_precision("23_fp8_block_scaled"));
+    TEST_CASE("23_fp8_block_scaled, chunks of 1 (no overlap) and of 3") {
+        check_fp8(ch23::gemm_cfg<2, 1>, list_precision("23_fp8_block_scaled"));
+        check_fp8(ch23::gemm_cfg<2, 3>, list_precision("23_fp8_block_scaled"));
     }
     // The check can fail: per-block inputs through a per-tensor kernel, which applies the first
     // scale of A and of B to everything, must not pass.
