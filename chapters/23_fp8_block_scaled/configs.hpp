@@ -11,9 +11,9 @@
 
 namespace ch23::facts {
 
-inline constexpr int napkin[][3] = {{0, 256, 128}};
-// gemm(): gemm_cfg<2>, tiles of (128, 128) in clusters of two along M sharing B.
-static_assert(napkin[0][1] == 2 * BM && napkin[0][2] == BN, "napkin: the cluster's tile");
+inline constexpr int napkin[][3] = {{0, 128, 128}};
+// gemm(): gemm_cfg<1>, tiles of (128, 128), no clusters.
+static_assert(napkin[0][1] == BM && napkin[0][2] == BN, "napkin: the block's tile");
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
 // function); with and without clusters, and pairs without the overlap (chunks of one k-tile).

@@ -5,8 +5,8 @@
 // New vs chapter 22: the scales no longer factor out of the sum, but they are constant over one
 // k-tile (128 of K) of one 128-row block of B: so the promotion multiplies each k-tile's partial
 // sums by sa[row] * sb once, one FMA per accumulator instead of an add; the epilogue keeps alpha.
-// Napkin math (4096^3): as chapter 22, plus 4 bytes of scale per row of A per k-tile (3% of A's
-// bytes) and 4 per 128 x 128 block of B, loaded before each k-tile's wait on its stage.
+// Napkin math (4096^3): 1.07 GB as chapter 21 (gemm() runs no pairs), plus 4 bytes of scale per
+// row of A per k-tile (3% of A's bytes) and 4 per 128 x 128 block of B, loaded before each wait.
 // Preconditions: as chapter 20 (compute capability 9.0; unaligned operands are padded first).
 #pragma once
 
@@ -243,11 +243,11 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: pairs sharing B, chunks of 8, scales per block (tune.cu: CLUSTER 1, chunks of 1).
+// The chapter: chunks of 8, no clusters: pairs sharing B measured slower here (README).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
-    gemm_cfg<2>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
+    gemm_cfg<1>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
 }
 
 }  // namespace ch23

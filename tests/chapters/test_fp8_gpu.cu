@@ -106,8 +106,8 @@ TEST_SUITE("fp8 chapters") {
     TEST_CASE("23_fp8_block_scaled") {
         check_fp8(ch23::gemm, list_precision("23_fp8_block_scaled"));
     }
-    TEST_CASE("23_fp8_block_scaled, without clusters") {
-        check_fp8(ch23::gemm_cfg<1>, list_precision("23_fp8_block_scaled"));
+    TEST_CASE("23_fp8_block_scaled, pairs sharing B (gemm() runs none)") {
+        check_fp8(ch23::gemm_cfg<2>, list_precision("23_fp8_block_scaled"));
     }
     TEST_CASE("23_fp8_block_scaled, chunks of 1 (no overlap) and of 3") {
         check_fp8(ch23::gemm_cfg<2, 1>, list_precision("23_fp8_block_scaled"));

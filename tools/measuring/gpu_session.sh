@@ -381,7 +381,7 @@ if has sanitize; then
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
         tools=(memcheck)
-        case $ch in 1[1-9]_*) tools+=(racecheck) ;; esac
+        case $ch in 1[1-9]_* | [2-9][0-9]_*) tools+=(racecheck) ;; esac
         for tool in "${tools[@]}"; do
             compute-sanitizer --tool "$tool" --error-exitcode 9 "build/chapters/$ch" \
                 --sizes 1,17x33x65,127x1x129,100x37x19,300x260x270,520x512x136 --reps 1 --warmup 0 \
