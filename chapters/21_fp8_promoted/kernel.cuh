@@ -95,7 +95,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
             for (int kt = 0; kt < KT; ++kt) load(kt);
         return;  // the copies in flight land all the same: the consumers keep the block alive
     }
-    setmaxnreg_inc<232>();  // the consumers: 2 x 64 accumulators each, and the producer's registers
+    setmaxnreg_inc<232>();  // the consumers: 3 x 64 registers of sums each, and the producer's
 
     float d[ACC];  // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
 #pragma unroll

@@ -124,7 +124,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         if constexpr (CLUSTER > 1) cluster_sync();
         return;
     }
-    setmaxnreg_inc<232>();  // the consumers: 2 x 64 accumulators each, and the producer's registers
+    setmaxnreg_inc<232>();  // the consumers: 3 x 64 registers of sums each, and the producer's
     const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
     const int warp = tid / 32, lane = tid % 32;
     // Stage s is free again once every consumer warp of the cluster says so: its copies came from
