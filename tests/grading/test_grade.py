@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The autograder round trip for one chapter: the starter fails it, the solution passes it.
 
-Usage: test_grade.py STARTER_BINARY SOLUTION_BINARY CHAPTER_ID
+Usage: python3 -m tests.run tests.grading.test_grade STARTER_BINARY SOLUTION_BINARY CHAPTER_ID
 Exit: 0 pass, 1 fail, 77 skipped (GPU chapter, no usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import json
@@ -10,8 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/no_gpu.py
-from no_gpu import skip_or_fail  # noqa: E402
+from tests.check import skip_or_fail
 
 starter, solution, chapter = sys.argv[1:4]
 failures = []

@@ -6,7 +6,7 @@ submission starts outlives its grade, that nothing of the grader (a marker in it
 paths, the seed) reaches the child or a file the student sees, and that a bad command line is
 refused before anything is built.
 
-Usage: test_grade_attack.py SOURCE_ROOT BUILD_ROOT CHAPTER
+Usage: python3 -m tests.run tests.grading.test_grade_attack SOURCE_ROOT BUILD_ROOT CHAPTER
 Exit: 0 pass, 1 fail, 77 skipped (a GPU chapter without a usable GPU, GEMM_REQUIRE_GPU unset).
 A machine without a working bubblewrap fails: grading refuses there (docs/assignments.md).
 """
@@ -21,11 +21,8 @@ import sys
 import tempfile
 import time
 
-# tests/no_gpu.py and tools/build/chapters.py
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, ".."), os.path.join(HERE, "..", "..", "tools", "build")]
-from no_gpu import skip_or_fail  # noqa: E402
-import chapters as chapter_list  # noqa: E402
+from tests.check import skip_or_fail
+from tools.build import chapters as chapter_list
 
 T0 = time.time()
 root, build, chapter = sys.argv[1:4]
@@ -36,7 +33,7 @@ kname = "kernel.cuh" if gpu else "kernel.hpp"
 solution = open(os.path.join(root, "chapters", ch, kname)).read()
 ns = info.ns
 binary = os.path.join(build, "chapters", ch)
-grade_py = os.path.join(root, "tools", "grading", "grade.py")
+grade_py = "tools.grading.grade"  # run as python3 -m tools.grading.grade
 SEED = 918273645  # distinctive: it must appear in nothing a student sees
 MARKER = "GEMM_GRADE_MARKER_" + secrets.token_hex(8)  # in the grader's environment: never the child's
 failures = []
@@ -289,8 +286,7 @@ struct DaemonStarter {{
     # The starter as handed out, then tampered with: a harness that passes everything and a
     # tutorial script that prints PASS. grade.py must take the kernel file and nothing else.
     starter = os.path.join(subs, "tampered")
-    make_starter = os.path.join(root, "tools", "grading", "make_starter.py")
-    subprocess.run([sys.executable, make_starter, "repo", ch, starter],
+    subprocess.run([sys.executable, "-m", "tools.grading.make_starter", "repo", ch, starter],
                    check=True, capture_output=True)
     runner = os.path.join(starter, "common", "grading", "grade.cpp")
     text = open(runner).read()
@@ -460,7 +456,7 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
     write("log_bomb", bomb + solution)
 
     t0 = time.time()
-    cmd = [sys.executable, grade_py, chapter, subs, "--build", build, "--out", out, "--seed", str(SEED),
+    cmd = [sys.executable, "-m", grade_py, chapter, subs, "--build", build, "--out", out, "--seed", str(SEED),
            "--timeout", "5", "--gradescope", "--"] + SIZES
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=3000, env=ENV)
     print(p.stdout[-8000:], p.stderr[-3000:])
@@ -639,7 +635,7 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
     def grade_cli(*extra, env=None):
         extra = list(extra)
         at = extra.index("--") if "--" in extra else len(extra)
-        return subprocess.run([sys.executable, grade_py, chapter] + extra[:at] + ["--build", build] + extra[at:],
+        return subprocess.run([sys.executable, "-m", grade_py, chapter] + extra[:at] + ["--build", build] + extra[at:],
                               capture_output=True, text=True, timeout=3000, env=env or ENV)
 
     one = os.path.join(tmp, "one")

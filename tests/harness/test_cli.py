@@ -3,7 +3,7 @@
 (The cost of many sizes in one run is timed on its own, with no test beside it:
 test_many_sizes.py.)
 
-Usage: test_cli.py BINARY CHAPTER_ID
+Usage: python3 -m tests.run tests.harness.test_cli BINARY CHAPTER_ID
 Exit: 0 pass, 1 fail, 77 skipped (a GPU chapter on a machine without a usable GPU, unless
 GEMM_REQUIRE_GPU=1 is set, which makes that a failure).
 """
@@ -14,10 +14,10 @@ import subprocess
 import sys
 import tempfile
 
+from tests.check import expect, failures
+from tools import python_env
+
 binary, chapter = sys.argv[1], sys.argv[2]
-failures = []
-STAMPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "build",
-                      "stamps.py")
 
 
 def run(*args, timeout=300):
@@ -26,12 +26,6 @@ def run(*args, timeout=300):
     except subprocess.TimeoutExpired:
         return None, "", f"(still running after {timeout} s)"
     return p.returncode, p.stdout, p.stderr
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def mem_available():
@@ -106,8 +100,8 @@ with tempfile.TemporaryDirectory() as tmp:
             # The stamps: the build's commit and dirty flag, and the hash of this chapter's kernel
             # sources as tools/build/stamps.py computes it now (the build is current: meson test
             # built it).
-            now = subprocess.run([sys.executable, STAMPS, "hash", chapter], capture_output=True,
-                                 text=True).stdout.split()
+            now = subprocess.run([sys.executable, "-m", "tools.build.stamps", "hash", chapter],
+                                 capture_output=True, text=True, env=python_env()).stdout.split()
             for r in rows:
                 expect(re.fullmatch(r"([0-9a-f]{12})?", r.get("commit", "-")) and
                        r.get("dirty") in ("true", "false", ""),
@@ -129,6 +123,3 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("--sizes", "8", "--out", os.path.join(blocker, "sub"))
     if not (gpu_chapter and rc == 77):
         expect(rc == 2 and "--out" in err, f"an impossible --out is refused ({rc}, {err!r})")
-
-print(f"{chapter}: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """common/'s three rooms keep their order (docs/harness.md, "Where things are").
 
-Usage: test_layers.py SOURCE_ROOT
+Usage: python3 -m tests.run tests.harness.test_layers SOURCE_ROOT
 The rooms, from the ground up: common/device/ (what a kernel file includes), common/harness/ (what
 measures), common/grading/ (--grade and --remote). Fails when
   - a file of common/ includes one of a room above its own (device nothing of the harness or of
@@ -19,6 +19,8 @@ import os
 import re
 import sys
 import tempfile
+
+from tests.check import expect, failures
 
 ROOMS = ["device", "harness", "grading"]  # from the ground up
 # meson.build's common_inc, in its order, then chapters/ ("NN_slug/kernel.cuh").
@@ -126,14 +128,6 @@ def check(root):
 
 # --- That the check can fail -----------------------------------------------------------------
 
-failures = []
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
 
 def write(root, path, text):
     os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
@@ -191,6 +185,5 @@ expect(found == [], f"a commented-out include counts for nothing: {found}")
 ROOT = os.path.abspath(sys.argv[1])
 for p in check(ROOT):
     expect(False, p)
-print(f"{len(failures)} failed" if failures else
-      "ok: common/device <- common/harness <- common/grading, no include loop, one file per name")
-sys.exit(1 if failures else 0)
+if not failures:
+    print("ok: common/device <- common/harness <- common/grading, no include loop, one file per name")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Many sizes in one run cost each size its own time, not more as the list grows.
 
-Usage: test_many_sizes.py BINARY CHAPTER_ID
+Usage: python3 -m tests.run tests.harness.test_many_sizes BINARY CHAPTER_ID
 Exit: 0 pass, 1 fail, 77 skipped (a GPU chapter on a machine without a usable GPU, unless
 GEMM_REQUIRE_GPU=1 is set, which makes that a failure).
 
@@ -21,8 +21,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/no_gpu.py
-from no_gpu import skip_or_fail  # noqa: E402
+from tests.check import skip_or_fail
 
 binary, chapter = sys.argv[1], sys.argv[2]
 MANY, PER_SIZE_S = 200, 0.175

@@ -3,7 +3,7 @@
 the others really leave parts out (they fail it), and a shape outside the probes' whole tiles
 exits 2 with a message that says so.
 
-Usage: test_ablation.py ABLATION
+Usage: python3 -m tests.run tests.tools.test_ablation ABLATION
 Exit: 0 pass, 1 fail, 77 skipped (no usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import os
@@ -11,11 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/no_gpu.py
-from no_gpu import skip_or_fail  # noqa: E402
+from tests.check import expect, skip_or_fail
 
 tool = sys.argv[1]
-failures = []
 
 
 def run(probe, *args):
@@ -23,12 +21,6 @@ def run(probe, *args):
     with tempfile.TemporaryDirectory() as out:
         return subprocess.run([tool, *args, "--out", out], capture_output=True, text=True,
                               timeout=600, env=env)
-
-
-def expect(cond, what, p):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}\n  exit {p.returncode}\n  stdout: {p.stdout[-800:]}\n  stderr: {p.stderr[-800:]}")
 
 
 p = run("full", "--help")
@@ -50,8 +42,3 @@ for shape in ["100", "128x256x32", "256x128x64"]:
     p = run("no_copies", "--sizes", shape, "--check", "off", "--reps", "1", "--warmup", "0")
     expect(p.returncode == 2 and "whole 128x256x64 tiles" in p.stderr,
            f"shape {shape} exits 2 and names the probes' tile", p)
-
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print("ablation: all checks passed")

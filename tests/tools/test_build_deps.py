@@ -3,7 +3,7 @@
 kernel.cuh and on common/ (meson before 1.4 gives nvcc no dependency-file options; meson.build adds
 them). Reads `ninja -t deps` of the build this test runs in.
 
-Usage: test_build_deps.py BUILD_DIR CHAPTER...
+Usage: python3 -m tests.run tests.tools.test_build_deps BUILD_DIR CHAPTER...
 """
 import subprocess
 import sys

@@ -2,7 +2,7 @@
 """tools/ceilings as a user runs it: --help and bad command lines need no GPU (cli); with a GPU a
 --quick run exits 0 and writes a well-formed ceilings.csv with plausible positive values (gpu).
 
-Usage: test_ceilings.py CEILINGS (cli|gpu)
+Usage: python3 -m tests.run tests.tools.test_ceilings CEILINGS (cli|gpu)
 Exit: 0 pass, 1 fail, 77 skipped (gpu mode without a usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import csv
@@ -11,11 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/no_gpu.py
-from no_gpu import skip_or_fail  # noqa: E402
+from tests.check import expect, skip_or_fail
 
 tool, mode = sys.argv[1], sys.argv[2]
-failures = []
 
 HEADER = ["device", "ceiling", "value", "unit", "method", "min", "max", "sm_clock_mhz",
           "board_power_w"]
@@ -31,13 +29,6 @@ EXPECTED = {
 
 def run(*args):
     return subprocess.run([tool, *args], capture_output=True, text=True, timeout=600)
-
-
-def expect(cond, what, p=None):
-    if not cond:
-        failures.append(what)
-        extra = f"\n  exit {p.returncode}\n  stdout: {p.stdout[-1500:]}\n  stderr: {p.stderr[-800:]}" if p else ""
-        print(f"FAIL: {what}{extra}")
 
 
 def check_csv(path):
@@ -89,5 +80,3 @@ else:
             check_csv(path)
         p = run("--device", "999", "--out", out)
         expect(p.returncode == 2 and "numbered from 0" in p.stderr, "--device 999 exits 2", p)
-print(f"ceilings ({mode}): {'all checks passed' if not failures else f'{len(failures)} failed'}")
-sys.exit(1 if failures else 0)

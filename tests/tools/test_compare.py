@@ -5,8 +5,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
-TOOL = os.path.join(ROOT, "tools", "reporting", "compare.py")
+from tests.check import expect
+from tools import python_env
+
 HEAD = "chapter,M,N,K,gflops,pct_of_yardstick,pct_min,pct_max\n"
 
 
@@ -17,19 +18,14 @@ def write(folder, lines):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "tools.reporting.compare", *args], capture_output=True,
+                          text=True, env=python_env())
 
 
-failures = 0
-
-
-def expect(what, proc, rc, text=None):
-    global failures
-    if proc.returncode != rc or (text and text not in proc.stdout + proc.stderr):
-        failures += 1
-        print(f"FAIL {what}: exit {proc.returncode} (wanted {rc})\n{proc.stdout}{proc.stderr}")
-    else:
-        print(f"ok   {what}")
+def expect_exit(what, proc, rc, text=None):
+    """`proc` exits `rc`, with `text` in its output when given."""
+    expect(proc.returncode == rc and (not text or text in proc.stdout + proc.stderr),
+           f"{what} (exit {rc} wanted{f', saying {text!r}' if text else ''})", proc)
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -38,12 +34,11 @@ with tempfile.TemporaryDirectory() as d:
     write(same, ["15_x,4096,4096,4096,702000,100.2,99,101", "15_x,8192,8192,8192,719000,100.4,99,101"])
     write(slow, ["15_x,4096,4096,4096,600000,85.0,84,86", "15_x,8192,8192,8192,719000,100.4,99,101"])
     write(other, ["15_x,256,256,256,1000,50,49,51"])
-    expect("same within noise", run(old, same), 0, "0 outside")
+    expect_exit("same within noise", run(old, same), 0, "0 outside")
     p = run(old, slow)
-    expect("a slower row fails and is named", p, 1, "4096x4096x4096")
-    expect("the slower row is marked", p, 1, "outside the noise")
-    expect("wider noise admits it", run(old, slow, "--points", "15"), 0)
-    expect("no common shape is bad input", run(old, other), 2)
-    expect("one folder is bad input", run(old), 2, "usage")
-    expect("a negative --points is bad input", run(old, same, "--points", "-1"), 2)
-sys.exit(1 if failures else 0)
+    expect_exit("a slower row fails and is named", p, 1, "4096x4096x4096")
+    expect_exit("the slower row is marked", p, 1, "outside the noise")
+    expect_exit("wider noise admits it", run(old, slow, "--points", "15"), 0)
+    expect_exit("no common shape is bad input", run(old, other), 2)
+    expect_exit("one folder is bad input", run(old), 2, "usage")
+    expect_exit("a negative --points is bad input", run(old, same, "--points", "-1"), 2)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The text held to the code: links, paths, the chapter map and the chapter lists of the docs.
 
-Usage: test_docs.py REPOSITORY_ROOT
+Usage: python3 -m tests.run tests.tools.test_docs REPOSITORY_ROOT
 
 Checked:
 - every relative link of every tracked *.md leads to a file or folder, and every committed path
@@ -33,19 +33,16 @@ import re
 import subprocess
 import sys
 
+from tests.check import expect, failures
+from tools.build import chapters as chapter_list
+from tools.measuring import ladder
+
 ROOT = os.path.abspath(sys.argv[1])
 os.chdir(ROOT)  # paths in generated text are relative to the repository
-sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
-import chapters as chapter_list  # noqa: E402
 
-failures, notes = [], []
+notes = []
 listed = chapter_list.load()
 ids = [c.id for c in listed]
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
 
 
 def read(rel):
@@ -180,8 +177,6 @@ twice = sorted({t for t in terms if terms.count(t) > 1})
 expect(not twice, f"docs/glossary.md defines {twice} more than once")
 
 # --- A chapter README's ladder table is the ladder's (tools/measuring/ladder.py table) ------------
-sys.path.insert(0, os.path.join(ROOT, "tools", "measuring"))
-import ladder  # noqa: E402
 for c in listed:
     text = read(f"chapters/{c.id}/README.md")
     if ladder.BEGIN_TABLE not in text:
@@ -193,7 +188,7 @@ for c in listed:
         d = os.path.relpath(os.path.dirname(csv_path), ROOT)
         block = f"{ladder.BEGIN_TABLE}\n{ladder.chapter_table(d, c.id)}{ladder.END_TABLE}"
         expect(block in text, f"chapters/{c.id}/README.md: its ladder table is not {d}'s "
-                              f"(python3 tools/measuring/ladder.py table {d} {c.id} --write "
+                              f"(python3 -m tools.measuring.ladder table {d} {c.id} --write "
                               f"chapters/{c.id}/README.md)")
 
 # --- A chapter README's count of its diff's changed lines ----------------------------------------
@@ -231,7 +226,5 @@ for path in code:
 
 for n in notes:
     print("note:", n)
-for f in failures:
-    print("FAIL:", f)
 print(f"docs: {checked} links and paths, {len(rows)} map rows checked; {len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

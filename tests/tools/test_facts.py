@@ -12,7 +12,7 @@ Checked, on the repository and then on doctored copies that must fail:
     a configs.hpp that tools/measuring/tune.cu includes (its static_asserts compile there);
   - tools/reporting/plot.py's napkin table is the chapters' (plot_roofline.NAPKIN).
 
-Usage: facts_test.py REPO_ROOT     Exit: 0 pass, 1 fail.
+Usage: python3 -m tests.run tests.tools.test_facts REPO_ROOT     Exit: 0 pass, 1 fail.
 """
 import os
 import re
@@ -20,19 +20,13 @@ import shutil
 import sys
 import tempfile
 
+from tests.check import expect
+from tools.build import chapter_facts
+from tools.build import chapters as chapter_list
+from tools.reporting import plot_roofline
+
 ROOT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
-sys.path.insert(0, os.path.join(ROOT, "tools", "reporting"))
-import chapter_facts  # noqa: E402
-import chapters as chapter_list  # noqa: E402
-
-failures = []
-
-
-def expect(ok, what):
-    if not ok:
-        failures.append(what)
 
 
 def read(path):
@@ -109,7 +103,6 @@ for p in problems(ROOT):
     expect(False, p)
 
 # plot.py's roofline reads the same table.
-import plot_roofline  # noqa: E402
 expect(plot_roofline.NAPKIN == chapter_facts.napkin_table(),
        "tools/reporting/plot.py's napkin table is the chapters' (chapter_facts.napkin_table)")
 expect(chapter_facts.napkin_tile([(8, 8, 64), (0, 64, 64)], 8) == (8, 64) and
@@ -150,8 +143,3 @@ with tempfile.TemporaryDirectory() as tmp:
         found = doctored(path, old, new)
         expect(any(needle in p for p in found),
                f"a doctored {path} is reported ('{needle}'), got {found}")
-
-for f in failures:
-    print("FAIL:", f)
-print(f"facts: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)

@@ -5,7 +5,7 @@ again here from the binary's rows, independently of figures.py); every committed
 was drawn from the cells the current code gives (its digest); and, where matplotlib is installed,
 each drawing puts exactly its cells' labels at their places.
 
-Usage: test_figures.py LAYOUTS_BINARY REPO_ROOT
+Usage: python3 -m tests.run tests.tools.test_figures LAYOUTS_BINARY REPO_ROOT
 """
 import os
 import re
@@ -13,18 +13,11 @@ import subprocess
 import sys
 import tempfile
 
+from tests.check import expect
+from tools import python_env
+from tools.reporting import figures
+
 BINARY, ROOT = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(ROOT, "tools", "reporting"))
-import figures  # noqa: E402
-
-failures = []
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL " + what)
-    return cond
 
 
 def at(fig, i=0):
@@ -183,7 +176,7 @@ for name, fig in figs.items():
             svg = f.read()
         expect(f"cells {figures.digest(fig)}" in svg,
                f"docs/figures/{name}.svg was drawn from the current code (if not: "
-               f"python3 tools/reporting/figures.py build/tests/layouts)")
+               f"python3 -m tools.reporting.figures build/tests/layouts)")
 extra = sorted(set(f[:-4] for f in os.listdir(out) if f.endswith(".svg")) - set(figs)) \
     if os.path.isdir(out) else []
 expect(not extra, f"docs/figures holds no figure the script no longer draws: {extra}")
@@ -210,7 +203,7 @@ except ImportError:
     if sys.executable != system and os.path.exists(system) and subprocess.run(
             [system, "-c", "import matplotlib"], capture_output=True).returncode == 0:
         print(f"this Python has no matplotlib: the checks again with {system}", flush=True)
-        os.execv(system, [system] + sys.argv)
+        os.execve(system, [system, "-m", "tests.run", __spec__.name] + sys.argv[1:], python_env())
     print("SKIP the drawing check: " + figures.NO_MATPLOTLIB)
 if have_mpl:
     with tempfile.TemporaryDirectory() as tmp:
@@ -226,5 +219,4 @@ if have_mpl:
                 expect(re.search(r"cells [0-9a-f]{16}", f.read()) is not None,
                        f"{name}: the SVG carries its digest")
 
-print(f"{len(figs)} figures, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+print(f"{len(figs)} figures")

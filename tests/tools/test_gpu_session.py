@@ -3,7 +3,7 @@
 binaries, tools/ceilings, nvidia-smi, ncu, meson and ninja, in a copy of the repository's tools and
 list.
 
-Usage: test_gpu_session.py REPOSITORY_ROOT
+Usage: python3 -m tests.run tests.tools.test_gpu_session REPOSITORY_ROOT
 
 Checked: the ladder writes one folder named for the GPU (plots/h200 for an "NVIDIA H200") with
 the stamp, every chapter of the list (a CSV and its output), the suites of the last fp16 and fp8
@@ -21,17 +21,10 @@ import subprocess
 import sys
 import tempfile
 
+from tests.check import expect
+from tools.build import chapters as chapter_list
+
 ROOT = os.path.abspath(sys.argv[1])
-sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
-import chapters as chapter_list  # noqa: E402
-
-failures = []
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def stub(path, body):
@@ -218,6 +211,3 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(not os.path.exists(os.path.join(ROOT, "plots", "h200", "stamp.txt")) or
            os.path.getmtime(os.path.join(ROOT, "plots", "h200", "stamp.txt")) < os.path.getmtime(
                log), "nothing written into the repository")
-
-print(f"gpu_session: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/build/chapter_options.py against the harness it mirrors: the same command lines refused.
 
-Usage: test_options.py PATH/TO/tools/build/chapter_options.py PATH/TO/A_CPU_CHAPTER_BINARY
+Usage: python3 -m tests.run tests.tools.test_options PATH/TO/A_CPU_CHAPTER_BINARY
 
 ./tutorial checks a chapter's options with tools/build/chapter_options.py before it builds anything;
 this test runs each command line below through both that script and a real chapter binary (a CPU
@@ -14,8 +14,10 @@ import subprocess
 import sys
 import tempfile
 
-script, binary = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-failures = []
+from tests.check import failures
+from tools import python_env
+
+binary = os.path.abspath(sys.argv[1])
 
 CASES = [
     # accepted
@@ -42,7 +44,8 @@ CASES = [
 
 with tempfile.TemporaryDirectory() as tmp:
     for args in CASES:
-        p = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, "-m", "tools.build.chapter_options", *args], capture_output=True,
+                           text=True, env=python_env())
         if p.returncode not in (0, 2):
             failures.append(f"{args}: chapter_options.py exits {p.returncode} ({p.stderr!r})")
             continue

@@ -4,13 +4,12 @@ the committed H100 CSVs and from small CSVs with the newer columns (the ratio's 
 conditions, measured ceilings, a shape sweep's steps); bad command lines and bad CSVs exit 2
 naming what is wrong; without matplotlib, the table alone and one line saying so.
 
-Usage: test_report.py PLOT_PY PLOTS_DIR
+Usage: python3 -m tests.run tests.tools.test_report PLOTS_DIR
 Exit: 0 pass, 1 fail, 77 skipped: no Python on this machine imports matplotlib (the checks that
 need none of it still ran and passed).
 """
 import csv
 import glob
-import importlib.util
 import math
 import os
 import shutil
@@ -18,20 +17,18 @@ import subprocess
 import sys
 import tempfile
 
-plot_py, plots = sys.argv[1], sys.argv[2]
-failures = []
+from tests.check import expect, failures
+from tools import python_env
+from tools.build import chapters as chapter_list
+from tools.reporting import plot
+
+plots = sys.argv[1]
 NO_MATPLOTLIB = "no matplotlib: charts skipped (apt-get install python3-matplotlib)"
 
 
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
 def run(python, *args, env=None):
-    return subprocess.run([python, plot_py, *args], capture_output=True, text=True, timeout=300,
-                          env=env)
+    return subprocess.run([python, "-m", "tools.reporting.plot", *args], capture_output=True, text=True,
+                          timeout=300, env=python_env(env))
 
 
 def with_matplotlib():
@@ -220,9 +217,6 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(p.returncode == 0 and "--png" in p.stdout, "--help exits 0 and lists the options")
 
 # --- The roofline's x: each chapter's napkin intensity, by hand --------------------------------
-spec = importlib.util.spec_from_file_location("plot", plot_py)
-plot = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(plot)
 number = lambda row: plot.number_reader("t.csv", 2, row)
 
 
@@ -256,8 +250,6 @@ expect(120 < plot.intensity(result("15_wgmma_persistent", "fp16", 4096))[0] < 12
        "chapter 15 at 4096: under the 128 FLOP/byte of its header, which leaves C out")
 
 # The ladder's eras: one table (plot.ERAS), every chapter of the list in an era of its own kind.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(plot_py)), "..", "build"))
-import chapters as chapter_list  # noqa: E402
 listed = chapter_list.load()
 eras = [plot.era_of(c) for c in listed]
 expect("other" not in eras, f"every chapter of the list has an era ({list(zip(listed, eras))})")
@@ -401,6 +393,3 @@ with tempfile.TemporaryDirectory() as lad_dir:
     expect(f'id="era-{plot.slug(plot.era_of(gpu[0]))}"' in lad and plot.era_of(gpu[-1]) in lad,
            "the ladder: the eras shaded and named")
     expect("FAIL" in lad and 'id="ladder-100"' in lad, "the ladder: a failed check, the 100% line")
-
-print(f"report: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)

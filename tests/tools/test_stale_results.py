@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Committed results against the kernels they were measured with (tools/build/stamps.py stale).
 
-Usage: test_stale_results.py SOURCE_ROOT
+Usage: python3 -m tests.run tests.tools.test_stale_results SOURCE_ROOT
 First on small made-up trees, that the check fails for a stale result a README cites and only
 for that (a kernel or a header it includes changed, not a comment; cited by its path, its folder,
 or a chart drawn from it), then on the repository: exit 1 when a result cited by README.md or a
@@ -13,15 +13,10 @@ import subprocess
 import sys
 import tempfile
 
+from tests.check import expect
+
 ROOT = os.path.abspath(sys.argv[1])
 STAMPS = os.path.join(ROOT, "tools", "build", "stamps.py")
-failures = []
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def stamps(*args):
@@ -117,6 +112,3 @@ expect(rc == 2 and "00_none" in out, f"an unknown chapter exits 2 naming it ({rc
 rc, out = stamps("stale", "--root", ROOT)
 print(out)
 expect(rc == 0, "a README cites a stale result (above): rerun it, or cite something else")
-
-print(f"stale results: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)

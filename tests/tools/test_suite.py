@@ -5,7 +5,7 @@ the harness's CSV for the --sizes it is given) gives the suite's CSV, table and 
 joined, GB/s from the minimum bytes, the geomeans, the lowest shape; the chapter's exit codes 1
 and 77 are passed on, and a chapter that stops early keeps what it measured.
 
-Usage: test_suite.py SUITE_PY
+Usage: python3 -m tests.run tests.tools.test_suite
 Exit: 0 pass, 1 fail.
 """
 import csv
@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 
-SUITE = os.path.abspath(sys.argv[1])
-failures = []
+from tests.check import expect
+from tools import python_env
 
 # The harness's CSV columns (common/harness/report.cpp), in order.
 HARNESS = ("device,chapter,precision,M,N,K,alpha,beta,seed,reps,ms_median,ms_min,gflops,"
@@ -62,15 +62,9 @@ sys.exit(int(os.environ.get("STUB_EXIT", 1 if fail >= 0 else 0)))
 '''
 
 
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
 def run(*args, cwd=None, **env):
-    p = subprocess.run([sys.executable, SUITE, *args], capture_output=True, text=True,
-                       timeout=120, cwd=cwd, env=dict(os.environ, **env))
+    p = subprocess.run([sys.executable, "-m", "tools.measuring.suite", *args], capture_output=True,
+                       text=True, timeout=120, cwd=cwd, env=python_env(dict(os.environ, **env)))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -198,6 +192,3 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(rc == 134 and len(rows) == 2 and "before 4096x4096x4096 (line 4)" in out,
            f"a chapter that stops keeps the shapes it measured and names the next "
            f"(rc {rc}, {len(rows)} rows, {out[-300:]!r})")
-
-print(f"suite: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)

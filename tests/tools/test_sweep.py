@@ -3,7 +3,7 @@
 problem (no GPU needed), and with a GPU a short sweep writes its CSV and the CSV of its predicted
 tile and wave steps.
 
-Usage: test_sweep.py SHAPE_SWEEP (cli|gpu)
+Usage: python3 -m tests.run tests.tools.test_sweep SHAPE_SWEEP (cli|gpu)
 Exit: 0 pass, 1 fail, 77 skipped (gpu mode without a usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import csv
@@ -12,8 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/no_gpu.py
-from no_gpu import skip_or_fail  # noqa: E402
+from tests.check import skip_or_fail
 
 tool, mode = sys.argv[1], sys.argv[2]
 failures = []

@@ -3,19 +3,15 @@
 line that names it, before any CUDA call; tools/reporting/timeline.py draws nothing from a missing
 file.
 
-Usage: test_timeline.py TIMELINE_BINARY TIMELINE_PY
+Usage: python3 -m tests.run tests.tools.test_timeline TIMELINE_BINARY
 """
 import subprocess
 import sys
 
-BIN, PY = sys.argv[1], sys.argv[2]
-failures = []
+from tests.check import expect
+from tools import python_env
 
-
-def expect(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+BIN = sys.argv[1]
 
 
 for args, names in [([], "expected 5 arguments"), (["16", "1", "1", "1", "x.csv"], "'16'"),
@@ -25,7 +21,6 @@ for args, names in [([], "expected 5 arguments"), (["16", "1", "1", "1", "x.csv"
     p = subprocess.run([BIN] + args, capture_output=True, text=True)
     expect(p.returncode == 2 and names in p.stderr and "usage:" in p.stderr,
            f"timeline {' '.join(args)}: exit 2 naming {names}")
-p = subprocess.run([sys.executable, PY, "/nonexistent.csv"], capture_output=True, text=True)
+p = subprocess.run([sys.executable, "-m", "tools.reporting.timeline", "/nonexistent.csv"], capture_output=True,
+                   text=True, env=python_env())
 expect(p.returncode == 2 and "/nonexistent.csv" in p.stderr, "timeline.py: a missing CSV is exit 2")
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ./tutorial script's own command-line contract, without building anything.
 
-Usage: test_tutorial.py PATH/TO/tutorial
+Usage: python3 -m tests.run tests.tools.test_tutorial PATH/TO/tutorial
 
 meson, ninja, nvidia-smi, nvcc, pkg-config, apt-get and sudo are replaced by stubs on PATH that
 log how they were called (a GPU is "present" when STUB_GPU holds a compute capability); python3
@@ -21,21 +21,15 @@ import subprocess
 import sys
 import tempfile
 
+from tests.check import expect
+from tools.build import chapters as chapter_list
+
 TUTORIAL = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(TUTORIAL)
-failures = []
 # The GPU chapters the suite can time, from the one list (its default is the last one built);
 # FP8 chapters have their own yardstick and are refused.
-sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
-import chapters as chapter_list  # noqa: E402
 GPU_CHAPTERS = [c.id for c in chapter_list.load() if c.kind != "cpu" and not c.precision.startswith("fp8")]
 FP8_CHAPTERS = [c.id for c in chapter_list.load() if c.precision.startswith("fp8")]
-
-
-def expect(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def write_stub(path, text):
@@ -54,13 +48,15 @@ def make_stubs(bin_dir, log):
     write_stub(os.path.join(bin_dir, "nvidia-smi"),
                logger + 'gpu = os.environ.get("STUB_GPU", "")\n'
                         'print(gpu) if gpu else sys.exit(9)\n')
-    # python3: a call of tools/grading/grade.py is logged only; anything else (make_starter, the
-    # script's own snippets) runs for real.
+    # python3: a call of tools/grading/grade.py (python3 -m tools.grading.grade) is logged only, with
+    # the PYTHONPATH it finds the package by; anything else (make_starter, the script's own
+    # snippets) runs for real.
     write_stub(os.path.join(bin_dir, "python3"),
                f'#!{sys.executable}\nimport json, os, sys\n'
-               f'if sys.argv[1:2] and sys.argv[1].endswith("grade.py"):\n'
+               f'if sys.argv[1:3] == ["-m", "tools.grading.grade"]:\n'
                f'    with open({log!r}, "a") as f:\n'
-               f'        f.write(json.dumps(["python3", os.getcwd(), sys.argv[1:]]) + "\\n")\n'
+               f'        f.write(json.dumps(["python3", os.getcwd(), sys.argv[1:],\n'
+               f'                            os.environ.get("PYTHONPATH", "")]) + "\\n")\n'
                f'    sys.exit(0)\n'
                f'os.execv({sys.executable!r}, [{sys.executable!r}] + sys.argv[1:])\n')
 
@@ -228,14 +224,15 @@ with tempfile.TemporaryDirectory() as tmp:
            f"grade.py runs in the caller's directory, where 'subs' and 'marks' are (calls {grades})")
     if grades:
         args = grades[0][2]
-        expect(args[0] == os.path.join(ROOT, "tools", "grading", "grade.py") and args[1] == "02_cpu_tiled"
-               and args[-3:] == ["subs", "--out", "marks"],
-               f"grade.py gets the chapter and the caller's paths as typed (got {args})")
+        expect(args[:3] == ["-m", "tools.grading.grade", "02_cpu_tiled"]
+               and grades[0][3].split(os.pathsep)[0] == ROOT and args[-3:] == ["subs", "--out", "marks"],
+               f"the repository's grade.py gets the chapter and the caller's paths as typed "
+               f"(got {args}, PYTHONPATH {grades[0][3]!r})")
 
     # Without a SUBMISSION, grade takes the repository the script is in.
     rc, out, err = env.run(["grade", "02", "--seed", "5"], GEMM_BUILD_DIR=build)
     grades = [c[2] for c in env.calls() if c[0] == "python3"]
-    expect(len(grades) == 1 and grades[0][4:] == [ROOT, "--seed", "5"],
+    expect(len(grades) == 1 and grades[0][5:] == [ROOT, "--seed", "5"],
            f"grade 02 --seed 5 grades this repository (grade.py got {grades})")
 
     rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=build, GEMM_RESULTS_DIR="myresults")
@@ -346,6 +343,3 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(all(c[2][1] == os.path.join(ROOT, "build") for c in calls)
            and all("-Dcuda=disabled" not in c[2] for c in calls),
            f"with a GPU: the build is build/, with the GPU chapters (calls {calls})")
-
-print(f"tutorial: {len(failures)} failure(s)")
-sys.exit(1 if failures else 0)

@@ -10,7 +10,7 @@ not move) names, in C++ that the compiler checks against the kernel's own consta
   chosen_kernel       (chapters 10 and 11) the configuration gemm() picks, for tools/measuring/shape_sweep.cu
 This module reads the first three with a small parser, so Python and C++ read one list.
 
-    python3 tools/build/chapter_facts.py      prints every chapter's napkin tiles and candidates
+    python3 -m tools.build.chapter_facts      prints every chapter's napkin tiles and candidates
 """
 import os
 import re

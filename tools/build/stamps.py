@@ -33,8 +33,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import chapters  # noqa: E402  (tools/build/chapters.py: the one list of chapters)
+from tools.build import chapters  # the one list of chapters
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Where a quoted #include is looked for after the including file's own folder: the build's

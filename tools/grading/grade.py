@@ -52,8 +52,7 @@ import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))  # tools/grading: the child, the entry
-sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
-import chapters as chapter_list  # noqa: E402  (tools/build/chapters.py: the one list of chapters)
+from tools.build import chapters as chapter_list  # noqa: E402  (the one list of chapters)
 
 MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
 REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others

@@ -3,7 +3,7 @@
 chapter's own kernel (correct), the same with alpha negated (wrong), the same with a line that does
 not compile (broken). Checks that they PASS, FAIL on their shapes, and FAIL to compile.
 
-  grade_example_class.py CHAPTER [OUT] [--build BUILD] [-- CHAPTER-BINARY OPTIONS...]
+  python3 -m tools.grading.grade_example_class CHAPTER [OUT] [--build BUILD] [-- CHAPTER-BINARY OPTIONS...]
 
 OUT (default: $GEMM_GRADE_OUT/CHAPTER when that is set, else a temporary folder) receives what
 grade.py writes: class.csv and one folder per submission with its results.json. The chapter's
@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+from tools import python_env
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -29,8 +31,7 @@ def main():
     ap.add_argument("out", nargs="?")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
-    sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
-    import chapters as chapter_list  # tools/build/chapters.py: the one list of chapters
+    from tools.build import chapters as chapter_list  # the one list of chapters
     found = [c for c in chapter_list.load() if c.id == args.chapter or c.id.split("_")[0] == args.chapter]
     if not found:
         print(f"grade_example_class.py: error: no chapter '{args.chapter}'", file=sys.stderr)
@@ -63,10 +64,10 @@ def main():
             with open(os.path.join(subs, name, kname), "w") as f:
                 f.write(text)
         out = os.path.abspath(args.out) if args.out else os.path.join(tmp, "grades")
-        cmd = [sys.executable, os.path.join(ROOT, "tools", "grading", "grade.py"), ch, subs, "--build", args.build,
+        cmd = [sys.executable, "-m", "tools.grading.grade", ch, subs, "--build", args.build,
                "--out", out, "--gradescope"] + (["--"] + extra if extra else [])
         print("$", " ".join(cmd), flush=True)
-        p = subprocess.run(cmd)
+        p = subprocess.run(cmd, env=python_env())
         if p.returncode != 0:
             print(f"FAIL: grade.py exit {p.returncode}")
             return 1

@@ -64,14 +64,14 @@ if has plan; then
     [ -z "${ROUNDS:-}" ] || plan_args+=(--rounds "$ROUNDS")
     [ -z "${SIZES:-}" ] || plan_args+=(--sizes "$SIZES")
     [ -z "${CHAPTERS:-}" ] || plan_args+=(--chapters "$CHAPTERS")
-    python3 tools/measuring/ladder.py plan "${plan_args[@]}"
+    python3 -m tools.measuring.ladder plan "${plan_args[@]}"
     exit $?
 fi
 # The step's napkin time before it, what it took after it.
 step_start=0
 begin() {  # step-for-plan, message
     log "$2"
-    [ -z "$1" ] || python3 tools/measuring/ladder.py plan --steps "$1" ${ROUNDS:+--rounds "$ROUNDS"} \
+    [ -z "$1" ] || python3 -m tools.measuring.ladder plan --steps "$1" ${ROUNDS:+--rounds "$ROUNDS"} \
         ${SIZES:+--sizes "$SIZES"} ${CHAPTERS:+--chapters "$CHAPTERS"} 2>&1 | head -1 | sed 's/^/   estimate: /'
     step_start=$SECONDS
 }
@@ -99,11 +99,11 @@ echo "results go to $OUT/"
 PLOT_PY=python3
 python3 -c "import matplotlib" 2>/dev/null || PLOT_PY=/usr/bin/python3
 
-GPU_CHAPTERS=${CHAPTERS:-$(python3 tools/build/chapters.py ids --kind cuda,hopper | tr '\n' ' ')}  # chapters/chapters.txt
-CPU_CHAPTERS=$(python3 tools/build/chapters.py ids --kind cpu | tr '\n' ' ')
+GPU_CHAPTERS=${CHAPTERS:-$(python3 -m tools.build.chapters ids --kind cuda,hopper | tr '\n' ' ')}  # chapters/chapters.txt
+CPU_CHAPTERS=$(python3 -m tools.build.chapters ids --kind cpu | tr '\n' ' ')
 
 if has stamp; then
-    python3 tools/measuring/ladder.py stamp "$OUT" tools/measuring/gpu_session.sh "$@"
+    python3 -m tools.measuring.ladder stamp "$OUT" tools/measuring/gpu_session.sh "$@"
 fi
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
@@ -160,7 +160,7 @@ if has bench; then
         "build/chapters/$ch" --out "$bench_dir" "${extra[@]}" > "$bench_dir/$ch.txt" 2>&1
         echo "$ch exit $?"; tail -n +7 "$bench_dir/$ch.txt" | grep -vE "^$|wrote|checks passed"
     done
-    [ $is_ladder = 1 ] || "$PLOT_PY" tools/reporting/plot.py "$bench_dir"
+    [ $is_ladder = 1 ] || "$PLOT_PY" -m tools.reporting.plot "$bench_dir"
     if [ $is_ladder = 0 ]; then
         # The step between chapters 01 and 02 at 1024, on this machine's CPU, with OpenBLAS.
         for ch in $CPU_CHAPTERS; do
@@ -206,9 +206,9 @@ fi
 # (tools/measuring/ladder.py suites), after the ceilings: the suite reads the measured copy
 # bandwidth from OUT/ceilings.csv.
 if has suites; then
-    begin suites "shape suites: $(python3 tools/measuring/ladder.py suites | tr '\n' ' ')against their yardsticks"
+    begin suites "shape suites: $(python3 -m tools.measuring.ladder suites | tr '\n' ' ')against their yardsticks"
     rm -rf "$OUT/suite"
-    for ch in $(python3 tools/measuring/ladder.py suites); do
+    for ch in $(python3 -m tools.measuring.ladder suites); do
         [ -x "build/chapters/$ch" ] || { echo "$ch: not built"; continue; }
         ceil=()
         [ ! -f "$OUT/ceilings.csv" ] || ceil=(--ceilings "$OUT/ceilings.csv")
@@ -216,7 +216,7 @@ if has suites; then
             dir=$OUT/suite/$ch
             [ "${SUITE_RUNS:-1}" = 1 ] || dir=$OUT/suite/$ch/run$i
             mkdir -p "$(dirname "$dir")"
-            python3 tools/measuring/suite.py "build/chapters/$ch" --out "$dir" "${ceil[@]}" > "$dir.log" 2>&1 ||
+            python3 -m tools.measuring.suite "build/chapters/$ch" --out "$dir" "${ceil[@]}" > "$dir.log" 2>&1 ||
                 echo "$ch suite exit $? (the log: $dir.log)"
             sed -n '/^geomean/,/^wall time/p' "$dir.log"
         done
@@ -230,14 +230,14 @@ if has ncu_ladder; then
     begin ncu "Nsight Compute at 4096 on every GPU chapter (tools/measuring/ladder.py metrics)"
     mkdir -p "$OUT/ncu"  # the profile table is remade from every chapter's log: CHAPTERS splits it
     ncu --query-metrics > "$OUT/ncu/query_metrics.txt" 2>&1 || true
-    metrics=$(python3 tools/measuring/ladder.py metrics --available "$OUT/ncu/query_metrics.txt")
+    metrics=$(python3 -m tools.measuring.ladder metrics --available "$OUT/ncu/query_metrics.txt")
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
         rm -f "$OUT/ncu/$ch.csv"
         # Only the chapter's own kernels (its kernel file's __global__ functions), not the
         # harness's conversions; all of them for a chapter that defines none.
         filter=()
-        names=$(python3 tools/measuring/ladder.py kernels "$ch")
+        names=$(python3 -m tools.measuring.ladder kernels "$ch")
         [ -z "$names" ] || filter=(-k "regex:$names")
         for try in 1 2; do
             ncu --clock-control none --csv --print-units base --launch-count "${NCU_LAUNCHES:-8}" \
@@ -254,15 +254,15 @@ if has ncu_ladder; then
         done
         echo "$ch ncu exit $rc"
     done
-    python3 tools/measuring/ladder.py profile "$OUT" && cat "$OUT/ncu/profile.md"
+    python3 -m tools.measuring.ladder profile "$OUT" && cat "$OUT/ncu/profile.md"
     took
 fi
 
 if has plot; then
     begin plot "charts: tools/reporting/plot.py $OUT (ladder.svg, all_chapters.svg, results.md, roofline.svg)"
-    "$PLOT_PY" tools/reporting/plot.py "$OUT"
+    "$PLOT_PY" -m tools.reporting.plot "$OUT"
     find "$OUT/suite" -name 'suite_*.csv' 2>/dev/null | while read -r f; do
-        "$PLOT_PY" tools/reporting/plot.py "$(dirname "$f")"
+        "$PLOT_PY" -m tools.reporting.plot "$(dirname "$f")"
     done
     took
 fi
@@ -308,7 +308,7 @@ if has ablation && [ -x build/tools/ablation ]; then
     build/tools/ablation --sizes 4096,8192 --reps 20 --check off --out "$OUT/ablation" \
         > "$OUT/ablation.txt" 2>&1
     echo "ablation exit $?"; grep -E "^== |^4096|^8192" "$OUT/ablation.txt"
-    "$PLOT_PY" tools/reporting/plot.py "$OUT"/ablation/ablation_*.csv
+    "$PLOT_PY" -m tools.reporting.plot "$OUT"/ablation/ablation_*.csv
     nvidia-smi -q -d POWER > "$OUT/ablation/power_limits.txt" 2>&1
     grep -E "Current Power Limit|Max Power Limit" "$OUT/ablation/power_limits.txt" | head -2
     for probe in full same_ktile no_copies no_ldmatrix mma_only; do
@@ -338,7 +338,7 @@ if has shapes && [ -x build/tools/shape_sweep ]; then
     build/tools/shape_sweep --chapter 10 --m 4096 --n 3840:4608:32 --k 4096 --reps 10 \
         --name tiles_10 --out "$OUT/shapes" > "$OUT/shapes/tiles_10.txt" 2>&1
     echo "tiles 10 exit $?"
-    "$PLOT_PY" tools/reporting/plot.py "$OUT/shapes"
+    "$PLOT_PY" -m tools.reporting.plot "$OUT/shapes"
     grep -h -A12 "^tile model" "$OUT"/shapes/*.txt | head -40
 fi
 
@@ -346,7 +346,7 @@ if has suite; then
     # The last chapter of the list that this build holds (on an H200 the last Hopper chapter).
     suite_ch=${SUITE_CHAPTER:-}
     if [ -z "$suite_ch" ]; then
-        for ch in $(python3 tools/build/chapters.py ids --kind cuda,hopper --precision fp32,fp16); do
+        for ch in $(python3 -m tools.build.chapters ids --kind cuda,hopper --precision fp32,fp16); do
             [ ! -x "build/chapters/$ch" ] || suite_ch=$ch
         done
     fi
@@ -356,10 +356,10 @@ if has suite; then
     ceil=()
     [ ! -f "$OUT/ceilings.csv" ] || ceil=(--ceilings "$OUT/ceilings.csv")
     for i in 1 2 3; do
-        python3 tools/measuring/suite.py "build/chapters/$suite_ch" --out "$OUT/suite/run$i" "${ceil[@]}" \
+        python3 -m tools.measuring.suite "build/chapters/$suite_ch" --out "$OUT/suite/run$i" "${ceil[@]}" \
             > "$OUT/suite/run$i.txt" 2>&1
         echo "suite run $i exit $?"; sed -n '/^geomean/,/^wall time/p' "$OUT/suite/run$i.txt"
-        "$PLOT_PY" tools/reporting/plot.py --png "$OUT/suite/run$i"
+        "$PLOT_PY" -m tools.reporting.plot --png "$OUT/suite/run$i"
     done
 fi
 
@@ -392,7 +392,7 @@ if has sanitize; then
     done
 fi
 if has check; then
-    python3 tools/measuring/ladder.py check "$OUT" || echo "check: some results are not of the stamped commit (above)"
+    python3 -m tools.measuring.ladder check "$OUT" || echo "check: some results are not of the stamped commit (above)"
 fi
 # PACK=FILE.tgz: OUT as one archive (a machine that returns few files: the ladder is many).
 if [ -n "${PACK:-}" ]; then

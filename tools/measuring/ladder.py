@@ -43,9 +43,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
-import chapters as chapter_list  # noqa: E402  (tools/build/chapters.py)
-import stamps  # noqa: E402  (tools/build/stamps.py)
+from tools.build import chapters as chapter_list
+from tools.build import stamps
 
 ROOT = chapter_list.ROOT
 
@@ -366,7 +365,7 @@ def profile(directory):
                      f"{fmt(r['occupancy_pct'], 'pct')} | {stalls or '-'} |")
     head = (f"# Nsight Compute at 4096, every GPU chapter\n\nOne launch of each chapter "
             f"(`--sizes 4096 --reps 1 --warmup 0 --no-baseline --check off --l2-flush off`), its "
-            f"longest kernel; written by `tools/measuring/ladder.py profile` from `ncu/*.csv`"
+            f"longest kernel; written by `python3 -m tools.measuring.ladder profile` from `ncu/*.csv`"
             + (f", commit {stamp['commit']}" if stamp.get("commit") else "") + ".\n\n")
     with open(os.path.join(ncu_dir, "profile.md"), "w") as f:
         f.write(head + "\n".join(lines) + "\n")

@@ -134,8 +134,7 @@ def min_bytes(M, N, K, precision, beta):
 
 def chapter_list():
     """tools/build/chapters.py: the list of chapters and what each precision means."""
-    sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
-    import chapters
+    from tools.build import chapters
     return chapters
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Two benchmark runs of the same chapters, side by side: is the new one the same within noise?
 
-    python3 tools/reporting/compare.py OLD_DIR NEW_DIR [--points 3]
+    python3 -m tools.reporting.compare OLD_DIR NEW_DIR [--points 3]
 
 Reads every chapter CSV (NN_slug.csv) of both folders and pairs the rows by chapter and shape.
 A row is "the same within noise" when the new median % of the yardstick lies inside the old run's

@@ -31,16 +31,15 @@ import argparse
 import os
 import sys
 
-# The modules beside this script, one per chart or table (their names say which); the names the
+# The modules beside this one, one per chart or table (their names say which); the names the
 # tests and other tools use (plot.Result, plot.intensity, plot.ERAS, ...) stay importable from here.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_charts import Charts  # noqa: E402
-from plot_ladder import ERAS, LADDER_SIZES, chapter_list, era_of, ladder_bars  # noqa: E402,F401
-from plot_read import (NO_MATPLOTLIB, InputError, Result, number_reader,  # noqa: E402,F401
-                       read_inputs)
-from plot_results_md import results_md  # noqa: E402
-from plot_roofline import NAPKIN, intensity, napkin_bytes  # noqa: E402,F401
-from plot_text import slug  # noqa: E402,F401
+from tools.reporting.plot_charts import Charts
+from tools.reporting.plot_ladder import ERAS, LADDER_SIZES, chapter_list, era_of, ladder_bars  # noqa: F401
+from tools.reporting.plot_read import (NO_MATPLOTLIB, InputError, Result, number_reader,  # noqa: F401
+                                       read_inputs)
+from tools.reporting.plot_results_md import results_md
+from tools.reporting.plot_roofline import NAPKIN, intensity, napkin_bytes  # noqa: F401
+from tools.reporting.plot_text import slug  # noqa: F401
 
 
 def main(argv):

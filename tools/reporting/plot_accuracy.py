@@ -1,6 +1,6 @@
 """fp8_accuracy.svg: relative error against K of each FP8 kernel and cuBLASLt."""
 
-from plot_text import PALETTE, slug
+from tools.reporting.plot_text import PALETTE, slug
 
 
 def accuracy(self, stem, rows):

@@ -2,7 +2,7 @@
 
 import math
 
-from plot_text import conditions_lines, devices_of, PALETTE, slug, timing_line, yardstick_series
+from tools.reporting.plot_text import conditions_lines, devices_of, PALETTE, slug, timing_line, yardstick_series
 
 
 def chapter(self, stem, rows):

@@ -6,12 +6,7 @@ import math
 import os
 import textwrap
 
-import plot_accuracy
-import plot_chapter
-import plot_ladder
-import plot_roofline
-import plot_suite
-import plot_sweep
+from tools.reporting import plot_accuracy, plot_chapter, plot_ladder, plot_roofline, plot_suite, plot_sweep
 
 
 class Charts:

@@ -1,9 +1,8 @@
 """ladder.svg: one bar per chapter of chapters/chapters.txt, grouped by era."""
 
-import os
 import sys
 
-from plot_text import devices_of, distinct, rate_text, slug, timing_line
+from tools.reporting.plot_text import devices_of, distinct, rate_text, slug, timing_line
 
 
 # The one table of eras: the first row whose kind, precision (a prefix: fp8 is every fp8_*) and id
@@ -34,15 +33,12 @@ def era_of(chapter):
 
 def chapter_list():
     """The chapters of chapters/chapters.txt (tools/build/chapters.py), or [] when it cannot be read."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     try:
-        import chapters
+        from tools.build import chapters
         return chapters.load()
-    except Exception as e:  # a copy of this script without its repository: no ladder
+    except Exception as e:  # the tools without the list: no ladder
         print(f"plot.py: note: no chapter list ({e}): no ladder chart", file=sys.stderr)
         return []
-    finally:
-        sys.path.pop(0)
 
 
 def ladder_bars(rows, chapters):

@@ -17,9 +17,8 @@ CONDITIONS = ["gpu", "driver", "cuda_runtime", "cublas", "power_limit_w", "sm_cl
 def list_precisions():
     """{chapter id: the harness's precision name} from chapters/chapters.txt (tools/build/chapters.py):
     a CSV row without its precision column takes its chapter's (the list's table, chapters.precision)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
     try:
-        import chapters
+        from tools.build import chapters
         return {c.id: chapters.precision(c.precision).csv for c in chapters.load()}
     except Exception:  # a copy of the script without the list: the CSV's column alone
         return {}

@@ -1,6 +1,6 @@
 """results.md: the table of every results CSV, written by tools/reporting/plot.py (needs no matplotlib)."""
 
-from plot_text import devices_of, distinct, pct_text, setup_line, thousands, while_timing, yardstick_series
+from tools.reporting.plot_text import devices_of, distinct, pct_text, setup_line, thousands, while_timing, yardstick_series
 
 
 def results_table(rows):

@@ -1,12 +1,10 @@
 """roofline.svg: each chapter's napkin intensity against its GFLOPS under the device's roofs."""
 
 import math
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
-import chapter_facts  # noqa: E402  (tools/build/chapter_facts.py: the chapters' own tiles)
-from plot_text import PALETTE, slug, thousands  # noqa: E402
+from tools.build import chapter_facts  # the chapters' own tiles
+from tools.reporting.plot_text import PALETTE, slug, thousands
 
 
 # --- The napkin model of each chapter's global-memory traffic (the roofline's x) --------------
@@ -31,7 +29,7 @@ NAPKIN = chapter_facts.napkin_table()  # {chapter id: [(largest M, BM, BN)]}
 def _precision(r):
     """The list's row for a CSV's precision name (tools/build/chapters.py), or None if unknown."""
     try:
-        import chapters
+        from tools.build import chapters
         return chapters.precision(r.precision)
     except Exception:  # an unknown name, or the tools without the list: fp32's sizes below
         return None

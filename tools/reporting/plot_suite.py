@@ -2,7 +2,7 @@
 
 import sys
 
-from plot_text import conditions_lines, devices_of, geomean, PALETTE, timing_line
+from tools.reporting.plot_text import conditions_lines, devices_of, geomean, PALETTE, timing_line
 
 
 def suite(self, stem, rows):

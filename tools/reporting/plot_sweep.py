@@ -1,6 +1,6 @@
 """NAME.svg of a shape sweep (tools/shape_sweep) with its predicted tile and wave steps."""
 
-from plot_text import conditions_lines, devices_of, slug, timing_line, yardstick_series
+from tools.reporting.plot_text import conditions_lines, devices_of, slug, timing_line, yardstick_series
 
 
 def sweep(self, stem, rows, steps):

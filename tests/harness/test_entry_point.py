@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which call chapters 13-15 compiled in to find cuTensorMapEncodeTiled in the driver.
 
-Usage: test_entry_point.py FALLBACK_BINARY CHAPTER_15_BINARY NVCC_VERSION
+Usage: python3 -m tests.run tests.harness.test_entry_point FALLBACK_BINARY CHAPTER_15_BINARY NVCC_VERSION
 
 cudaGetDriverEntryPointByVersion exists from CUDA 12.5; common/device/sm90.cuh falls back to
 cudaGetDriverEntryPoint below that, or when GEMM_FORCE_DRIVER_ENTRY_POINT_FALLBACK is defined.

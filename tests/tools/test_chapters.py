@@ -3,25 +3,19 @@
 is on it and every line has its folder, in reading order; a malformed line is refused with exit 2
 and the line's number; the generated C++ table and kernel header hold what the list says.
 
-Usage: test_chapters.py REPO_ROOT
+Usage: python3 -m tests.run tests.tools.test_chapters REPO_ROOT
 """
 import os
 import subprocess
 import sys
 import tempfile
 
+from tests.check import expect
+from tools import python_env
+from tools.build import chapters
+
 ROOT = sys.argv[1]
-TOOL = os.path.join(ROOT, "tools", "build", "chapters.py")
-sys.path.insert(0, os.path.dirname(TOOL))
-import chapters  # noqa: E402
-
-failures = []
-
-
-def expect(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+TOOL = [sys.executable, "-m", "tools.build.chapters"]
 
 
 listed = chapters.load()
@@ -59,7 +53,7 @@ for bad in ("fp64", "", "FP8", "e4m3_fast"):
     except chapters.ListError as e:
         expect(f"'{bad}'" in str(e), f"precision('{bad}') is refused, naming it")
 
-out = subprocess.run([sys.executable, TOOL, "ids", "--kind", "hopper"], capture_output=True, text=True)
+out = subprocess.run([*TOOL, "ids", "--kind", "hopper"], capture_output=True, text=True, env=python_env())
 expect(out.returncode == 0 and out.stdout.split() == [c.id for c in listed if c.kind == "hopper"],
        "ids --kind hopper prints the sm_90a chapters")
 
@@ -70,7 +64,7 @@ def run_on(text, *args):
         with open(path, "w") as f:
             f.write(text)
         outp = os.path.join(d, "out")
-        p = subprocess.run([sys.executable, TOOL, *args, path, outp], capture_output=True, text=True)
+        p = subprocess.run([*TOOL, *args, path, outp], capture_output=True, text=True, env=python_env())
         body = open(outp).read() if os.path.exists(outp) else ""
         return p, body
 
@@ -108,6 +102,3 @@ if begin in doc and end in doc:
            "(regenerate it with tools/build/chapters.py diffs)")
 else:
     expect(False, "docs/reading-order.md has the generated table of step sizes")
-
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)

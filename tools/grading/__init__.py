@@ -1,0 +1,1 @@
+"""The grader, the starters and a worked class."""

@@ -1,0 +1,1 @@
+"""Results and kernels into pictures and tables: plot, figures, timeline, compare."""
