@@ -1,6 +1,7 @@
 // What the GPU test suites check a kernel with (any function with the chapter contract), and their
-// common main(): without a GPU a suite reports SKIP (exit 77) unless GEMM_REQUIRE_GPU=1, which
-// turns a missing GPU into a failure; a suite for sm_90a code skips on other GPUs.
+// common main() (a chapter's test.cu: chapter_test_main): without a GPU a suite reports SKIP (exit
+// 77) unless GEMM_REQUIRE_GPU=1, which turns a missing GPU into a failure; a suite for sm_90a code
+// skips on other GPUs.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -32,9 +33,9 @@ void check_all(Fn fn, bool include_large) {
 // dimensions that are multiples of 8 (so only the pointers betray the misalignment) and odd ones.
 template <class Fn>
 void check_misaligned_views(Fn fn) {
-    for (gemm::Problem p : {make(96, 128, 64, 64, 128, 128, 1.0f, 0.5f),
-                            make(97, 101, 103, 105, 107, 109, 1.0f, 0.5f),
-                            make(300, 260, 270, 280, 264, 272)}) {
+    for (gemm::Problem p :
+         {make(96, 128, 64, 64, 128, 128, 1.0f, 0.5f),
+          make(97, 101, 103, 105, 107, 109, 1.0f, 0.5f), make(300, 260, 270, 280, 264, 272)}) {
         p.view_offset = 1;
         CAPTURE(name(p));
         gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
@@ -89,6 +90,27 @@ inline int gpu_test_main(int argc, char** argv, bool hopper) {
         }
     }
     doctest::Context ctx(argc, argv);
+    return ctx.run();
+}
+
+// The main of a chapter's test.cu (chapters/meson.build runs it twice): with --host, its
+// TEST_SUITE("host") alone, checks of the host code that need no GPU (host_<chapter>, on any
+// machine); without, everything else, on the GPU as gpu_test_main does (gpu_<chapter>).
+inline int chapter_test_main(int argc, char** argv, bool hopper) {
+    std::vector<char*> args;
+    bool host = false;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--host") == 0)
+            host = true;
+        else
+            args.push_back(argv[i]);
+    }
+    if (!host) {
+        args.push_back(const_cast<char*>("--test-suite-exclude=host"));
+        return gpu_test_main(static_cast<int>(args.size()), args.data(), hopper);
+    }
+    doctest::Context ctx(static_cast<int>(args.size()), args.data());
+    ctx.addFilter("test-suite", "host");
     return ctx.run();
 }
 

@@ -1,6 +1,6 @@
-// Reads back a results CSV that write_csv (common/harness/report.hpp) wrote: the tests' side of the CSV
-// round trip. The tools read the CSVs in Python (tools/reporting/plot.py); nothing else reads them
-// in C++.
+// Reads back a results CSV that write_csv (common/harness/report.hpp) wrote: the tests' side of the
+// CSV round trip. The tools read the CSVs in Python (tools/reporting/plot.py); nothing else reads
+// them in C++.
 #pragma once
 
 #include <algorithm>

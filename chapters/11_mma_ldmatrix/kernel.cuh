@@ -135,7 +135,7 @@ __device__ inline void tile_cp_async(uint32_t dst, const __half* src, int ld, in
 // The row and 16-byte chunk of a 16x16 block whose address lane `lane` gives ldmatrix.x4: row
 // lane % 16, chunk lane / 16. Lanes 8i..8i+7 address matrix i, so the four 8x8 matrices arrive in
 // the order the mma operands want them: A's a[0..3], two B tiles' b[j][0..1] (README's figure;
-// tests/chapters/test_layouts.cu checks it against the PTX ISA's fragment layouts).
+// the host tests in test.cu check it against the PTX ISA's fragment layouts).
 __host__ __device__ constexpr RowCol ldmatrix_x4_address(int lane) {
     return {lane % 16, lane / 16};
 }

@@ -44,7 +44,7 @@ static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swi
 static_assert(BN == 256 && BK % WGMMA_K == 0, "one m64n256k16 per 16-deep step");
 
 // The byte offset of the 16-byte chunk q (8 halves) of row r of a (ROWS, COLS) tile in shared
-// memory, laid out as TMA's 128-byte swizzle would (chapter 13; tests/chapters/test_layouts.cu
+// memory, laid out as TMA's 128-byte swizzle would (chapter 13; the host tests in test.cu
 // checks it against swizzle128): COLS / 64 panels of (ROWS, 64), a panel row 128 bytes, chunk q % 8
 // of its row at chunk (q % 8) ^ (r % 8).
 template <int ROWS, int COLS>

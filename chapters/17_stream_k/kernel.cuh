@@ -69,7 +69,7 @@ using n64 = Config<1, 64>;    // (128, 64): four times
 
 // ---- the schedule: which k-tiles of which tiles each worker computes ----------------------------
 // Pure integer arithmetic (int: no 64-bit division on the GPU), the same on the host
-// (tests/chapters/test_schedule.cu checks it) and the device. Tiles [0, dp_tiles) are whole units
+// (the host tests in test.cu check it) and the device. Tiles [0, dp_tiles) are whole units
 // dealt round-robin (data-parallel, as chapter 15). The k-iterations of tiles [dp_tiles, tiles) are
 // laid end to end and cut into sk_workers contiguous, nearly equal ranges (stream-K): a range may
 // start or end inside a tile.
@@ -175,7 +175,7 @@ inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
 // The most pieces any stream-K tile can have, without walking the tiles: ranges are at least
 // q = sk_iters / sk_workers long, so the KT - 1 gaps inside a tile hold at most (KT - 2) / q + 1
 // range boundaries, and the tile at most one piece more: the "+ 2"
-// (tests/chapters/test_schedule.cu: never fewer than the schedule's own count).
+// (the host tests in test.cu: never fewer than the schedule's own count).
 inline int max_pieces(const Schedule& s) {
     if (s.sk_iters() == 0 || s.KT == 1) return 1;
     const int q = s.sk_iters() / s.sk_workers;

@@ -69,7 +69,7 @@ using m64 = Config<64>;  // m64n64k16; past 64 rows, several tile rows
 // one k-tile deeper). Unit u is slice u / tiles of tile u % tiles: the units in flight together
 // are one slice of neighbouring tiles, which read the same k-slices of A and B from L2. Pure
 // integer arithmetic (int: no 64-bit division on the GPU), the same on the host and the device
-// (tests/chapters/test_schedule.cu checks it).
+// (the host tests in test.cu check it).
 struct SplitK {
     int tiles, KT, splits;
     __host__ __device__ int units() const { return tiles * splits; }

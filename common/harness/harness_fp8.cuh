@@ -36,7 +36,7 @@ int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 g
 // Runs `gemm` once on the inputs of p (p.precision: an FP8 one) and checks C.
 CheckResult check_gpu_fp8(GpuGemmFp8 gemm, const Problem& p, CheckMode mode = CheckMode::Auto);
 // Runs `gemm` once on the given inputs (hp.p.precision: an FP8 one) and returns C as the harness
-// holds it (M x ldc floats, bf16 values), for checks of their own (tests/chapters/test_fp8_gpu.cu).
+// holds it (M x ldc floats, bf16 values), for checks of their own (tests/fp8_checks.cuh).
 std::vector<float> run_gpu_fp8(GpuGemmFp8 gemm, const HostProblem& hp);
 
 // The cuBLASLt yardsticks behind the same contract. cublaslt_fp8 takes per-tensor scales and

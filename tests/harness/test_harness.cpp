@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_checks.hpp"
 #include "json.hpp"
 #include "measure.hpp"
 #include "options.hpp"
@@ -544,9 +545,10 @@ TEST_SUITE("output") {
             "device,chapter,precision,M,N,K,alpha,beta,seed,reps,ms_median,ms_min,gflops,"
             "yardstick,yardstick_ms_median,yardstick_gflops,pct_of_yardstick,check,max_abs_err,"
             "max_rel_err,bad_elements,pass";
-        write_text("test_old.csv", old_header +
-                                       "\nNVIDIA H100,13_x,fp16,4096,4096,4096,1,0,2024,20,0.19,0.18,"
-                                       "717400,cuBLAS,0.2,696500,103.0,full,1e-4,1e-7,0,true\n");
+        write_text("test_old.csv",
+                   old_header +
+                       "\nNVIDIA H100,13_x,fp16,4096,4096,4096,1,0,2024,20,0.19,0.18,"
+                       "717400,cuBLAS,0.2,696500,103.0,full,1e-4,1e-7,0,true\n");
         const std::vector<Row> rows = read_csv("test_old.csv");
         REQUIRE(rows.size() == 1);
         CHECK(rows[0].pct_of_yardstick == 103.0);
@@ -647,11 +649,11 @@ TEST_SUITE("shapes") {
     TEST_CASE("tiles and waves, counted by hand") {
         gemm::TileCount c = gemm::tile_count(h100, 2560, 4096);  // 20 x 16 tiles
         CHECK(c.tiles == 320);
-        CHECK(c.waves == 3);                          // 132 + 132 + 56
+        CHECK(c.waves == 3);  // 132 + 132 + 56
         CHECK(c.last_wave == doctest::Approx(56.0 / 132));
-        c = gemm::tile_count(h100, 4096, 4096);       // 32 x 16
+        c = gemm::tile_count(h100, 4096, 4096);  // 32 x 16
         CHECK(c.tiles == 512);
-        CHECK(c.waves == 4);                          // 3.88 rounds up
+        CHECK(c.waves == 4);  // 3.88 rounds up
         // The guide's projection layer: 33708 and 33712 columns need the same 132 column tiles.
         CHECK(gemm::tile_count(h100, 5120, 33708).tiles == 40 * 132);
         CHECK(gemm::tile_count(h100, 5120, 33712).tiles == 40 * 132);
@@ -684,7 +686,6 @@ TEST_SUITE("shapes") {
         CHECK(st.back().count.waves == 8);  // 64 x 16 = 1024 tiles: 7.76 waves
     }
 }
-
 
 TEST_SUITE("timing protocol") {
     TEST_CASE("median, lowest and highest of the timed runs") {
@@ -745,15 +746,15 @@ TEST_SUITE("timing protocol") {
     TEST_CASE("rounds alternate, the ratio is the median of the rounds' ratios, conditions kept") {
         std::string calls;
         std::vector<int> warmups;
-        const char* argv[] = {"scripted", "--sizes", "64", "--rounds", "5", "--reps", "3",
-                              "--warmup", "2", "--check", "off", "--out", "test_protocol"};
+        const char* argv[] = {"scripted", "--sizes", "64",           "--rounds", "5",
+                              "--reps",   "3",       "--warmup",     "2",        "--check",
+                              "off",      "--out",   "test_protocol"};
         const gemm::ChapterInfo info{"99_scripted", "scripted", 0, {64}};
-        const int rc = gemm::run_chapter(13, const_cast<char**>(argv), info, Precision::F32,
-                                         [&](const Options&) {
-                                             return std::unique_ptr<gemm::Backend>(
-                                                 new ScriptedBackend({1.0, 2.0, 0.5, 1.0, 1.1},
-                                                                     &calls, &warmups));
-                                         });
+        const int rc = gemm::run_chapter(
+            13, const_cast<char**>(argv), info, Precision::F32, [&](const Options&) {
+                return std::unique_ptr<gemm::Backend>(
+                    new ScriptedBackend({1.0, 2.0, 0.5, 1.0, 1.1}, &calls, &warmups));
+            });
         REQUIRE(rc == 0);
         // A B, B A, A B, B A, A B: neither side always runs first.
         CHECK(calls == "[CYYCCYYCCY]");
@@ -825,3 +826,15 @@ TEST_SUITE("timing protocol") {
         CHECK(gemm::throttle_summary({}) == "none");
     }
 }
+
+// The CPU yardstick the CPU chapters are measured against computes the same product.
+#ifdef GEMM_HAVE_CBLAS
+TEST_CASE("the CBLAS yardstick computes the same product") {
+    for (const gemm::Problem& p : gemm_tests::small_cases()) {
+        CAPTURE(gemm_tests::name(p));
+        gemm::CheckResult r =
+            gemm::check_cpu_gemm(gemm::cblas_yardstick(), p, gemm::CheckMode::Full);
+        CHECK_MESSAGE(r.pass, r.summary());
+    }
+}
+#endif

@@ -56,7 +56,7 @@ check_grid("ch11_mma_bc", figs["ch11_mma_bc"], 0,
            {(col, row): f"T{lane} b{i}" for lane, i, h, row, col in d["mma_b"]})
 check_grid("ch11_mma_bc", figs["ch11_mma_bc"], 1,
            {(col, row): f"T{lane} c{e}" for lane, e, row, col in d["mma_c"]})
-# ldmatrix's picture is the A fragment's: what tests/chapters/test_layouts.cu proves, seen here.
+# ldmatrix's picture is the A fragment's: what chapter 11's host tests (chapters/11_mma_ldmatrix/test.cu) prove, seen here.
 expect({k: c["label"] for k, c in at(figs["ch11_ldmatrix"]).items()} ==
        {k: c["label"] for k, c in at(figs["ch11_mma_a"]).items()},
        "ch11: the block ldmatrix delivers is the A fragment mma.sync reads")

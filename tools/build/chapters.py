@@ -16,7 +16,7 @@
         the Markdown table of each chapter's kernel diff against the chapter before it (or the one
         its kernel names in a line `// Builds on: NN_slug`) and the PTX wrapper headers it
         introduces (common/device/chNN_*.cuh, whole), with its size in changed lines
-        (docs/reading-order.md holds it; tests/chapters/test_chapters.py compares)
+        (docs/reading-order.md holds it; tests/tools/test_chapters.py compares)
 
 Python code imports it: `chapters.load()` gives Chapter tuples. A malformed line is an error that
 names the line. Two readers parse the file themselves, the same columns: meson.build (id, kind,

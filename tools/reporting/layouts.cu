@@ -1,7 +1,7 @@
 // The layouts the chapters' figures draw, printed as JSON from the kernels' own index functions
 // (host code alone: no GPU needed). tools/reporting/figures.py reads this and draws
 // docs/figures/*.svg; tests/tools/test_figures.py checks each drawing against it,
-// tests/chapters/test_layouts.cu the functions against the PTX ISA's layouts.
+// chapters 11, 12 and 14's host tests (chapters/NN_slug/test.cu) the functions against the PTX ISA's layouts.
 //
 //   layouts            the JSON on stdout
 //
@@ -284,7 +284,7 @@ int main(int argc, char**) {
     o.key("ch14_phases"), Out::rows(ch14_phases());
     o.key("ch14_stages"), std::printf("%d", ch14::STAGES);
     // Chapter 17's schedules (make_schedule, WorkerUnits): the three its README draws, then its
-    // worked examples on 132 SMs (the README's table; tests/chapters/test_schedule.cu checks both
+    // worked examples on 132 SMs (the README's table; chapters/17_stream_k/test.cu checks both
     // there). Chapter 19's dispatcher (small_m, choose). The figures' names and titles say the
     // chapters.
     o.key("schedule_chapter"), std::printf("17");

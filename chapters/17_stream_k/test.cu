@@ -1,57 +1,35 @@
-// The gpu suite of chapters 16 (split-K), 17 (stream-K) and 19 (the dispatcher): each named
-// configuration on the shared cases and on shapes that take every path of the splits (each
-// chapter's default gemm() is tested on its own: tests/chapters/test_chapter.cu). sm_90a only:
-// skips on other GPUs.
+// Chapter 17's tests. On the GPU (gpu_17_stream_k; SKIP without one): its gemm() against the
+// double-precision reference on the shapes of tests/cases.hpp and of its TMA paths, each named
+// configuration on the shapes that take every path of the split (tests/split_checks.cuh), and the
+// fix-up's waits with fewer SMs than the grid was sized for and on two streams at once. On the
+// host alone (TEST_SUITE "host", run as host_17_stream_k on any machine): every schedule hands
+// every k-tile of every tile to exactly one unit and the fix-up finds every piece; the README's
+// worked examples and figures are the schedule's.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cuda.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
-#include "16_split_k/kernel.cuh"
-#include "17_stream_k/kernel.cuh"
-#include "19_dispatcher/kernel.cuh"
 #include "gpu_checks.cuh"
+#include "kernel.cuh"
+#include "split_checks.cuh"
+
+TEST_CASE("17_stream_k") {
+    gemm_tests::check_chapter(ch17::gemm, true);
+}
 
 using gemm_tests::check_chapter;
+using gemm_tests::check_split_paths;
 
 namespace {
-
-// Shapes that split: few rows with deep K (32 tiles for 66 or 132 workers), K not a multiple of 64
-// (the slices' remainder), alpha and beta (the partials summed before beta * C is added, once),
-// beta = 0 with C through TMA stores and through registers, N not a multiple of 4 (the partials'
-// padded rows), one tile with many slices, and the same through the padded copies (misaligned
-// views). Then shapes with enough tiles: no split.
-template <class Fn>
-void check_split_paths(Fn fn) {
-    const std::vector<gemm::Problem> cases = {
-        gemm_tests::make(1, 768, 6000),
-        gemm_tests::make(64, 1024, 8192),
-        gemm_tests::make(37, 520, 4100, 0, 0, 0, 1.5f, -0.5f),
-        gemm_tests::make(100, 2048, 4096, 0, 0, 0, 0.5f, 2.0f),
-        gemm_tests::make(128, 512, 6144, 6152, 520, 516),  // padded lds, beta 0, C by TMA
-        gemm_tests::make(200, 1536, 3000, 0, 0, 0, -1.0f, 0.25f),
-        gemm_tests::make(130, 1000, 5003),  // N % 4 != 0: C from registers
-        gemm_tests::make(1024, 1024, 8192),
-        gemm_tests::make(2304, 2048, 1024),                       // 72 cluster tiles, 66 workers
-        gemm_tests::make(4096, 2304, 1024, 0, 0, 0, 1.0f, 1.0f),  // 144: a wave + a tail
-        gemm_tests::make(1500, 40, 9000, 0, 0, 0, 1.0f, 0.5f),    // few columns
-        gemm_tests::make(64, 64, 65536, 0, 0, 0, 2.0f, -1.0f),    // one tile, many slices
-        gemm_tests::make(512, 1000, 4096),
-    };
-    for (gemm::Problem p : cases) {
-        CAPTURE(gemm_tests::name(p));
-        gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-        if (static_cast<long long>(p.shape.M) * p.shape.N > (4 << 20)) continue;
-        p.view_offset = 1;
-        CAPTURE(p.view_offset);
-        r = gemm::check_gpu_gemm(fn, p);
-        CHECK_MESSAGE(r.pass, r.summary());
-    }
-}
 
 // ---- no deadlock: fewer SMs than the grid was sized for, and two calls at once
 // ------------------- Chapter 17's in-kernel fix-up never waits (the last piece of a tile adds the
@@ -102,7 +80,7 @@ void on_stream(int M, int N, int K, float alpha, const __half* A, int lda, const
 }
 #endif
 
-// The shapes whose tiles have several pieces added in the kernel (tests/chapters/test_schedule.cu:
+// The shapes whose tiles have several pieces added in the kernel (the host tests below:
 // 128 x 8192 x 8192 and 1024 x 1024 x 32768, 4 pieces; 4096^3 hybrid, 2), one through
 // reduce_partials.
 const gemm::Problem waiting_cases[] = {
@@ -224,8 +202,10 @@ TEST_SUITE("no deadlock") {
     }
 #else
     TEST_CASE("17_stream_k in a green context of 16 SMs (needs CUDA 12.4 or newer)") {
-        FAIL("built with CUDA " << CUDA_VERSION << ": green contexts need 12.4; build this test "
-             "with a newer toolkit to run the no-deadlock check with fewer SMs");
+        FAIL("built with CUDA "
+             << CUDA_VERSION
+             << ": green contexts need 12.4; build this test "
+                "with a newer toolkit to run the no-deadlock check with fewer SMs");
     }
 #endif
     TEST_CASE("17_stream_k, two large calls at once on two streams") {
@@ -243,30 +223,6 @@ TEST_SUITE("no deadlock") {
         p2.check();
         GEMM_CUDA_CHECK(cudaStreamDestroy(s1));
         GEMM_CUDA_CHECK(cudaStreamDestroy(s2));
-    }
-}
-
-TEST_SUITE("16_split_k") {
-    TEST_CASE("16_split_k, the chapter's gemm on the split shapes") {
-        check_split_paths(ch16::gemm);
-    }
-    TEST_CASE("16_split_k, cluster2 without the split (chapter 15's schedule)") {
-        check_chapter(ch16::gemm_cfg<ch16::configs::cluster2, false>, true);
-    }
-    TEST_CASE("16_split_k, cluster2") {
-        auto fn = ch16::gemm_cfg<ch16::configs::cluster2>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
-    TEST_CASE("16_split_k, n128") {
-        auto fn = ch16::gemm_cfg<ch16::configs::n128>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
-    }
-    TEST_CASE("16_split_k, n64") {
-        auto fn = ch16::gemm_cfg<ch16::configs::n64>;
-        check_chapter(fn, true);
-        check_split_paths(fn);
     }
 }
 
@@ -302,21 +258,185 @@ TEST_SUITE("17_stream_k") {
     }
 }
 
-// Chapter 19 runs chapters 16 and 17's kernels, tested above; these are the plans it may pick that
-// no test above runs: whole narrow tiles, and the hybrid on (128, 64) tiles.
-TEST_SUITE("19_dispatcher") {
-    TEST_CASE("19_dispatcher, the chapter's gemm on the split shapes") {
-        check_split_paths(ch19::gemm);
+TEST_SUITE("host") {
+    using ch17::Split;
+
+    std::string name(Split s) {
+        return s == Split::data_parallel ? "data_parallel"
+               : s == Split::stream_k    ? "stream_k"
+               : s == Split::equal_depth ? "equal_depth"
+                                         : "hybrid";
     }
-    TEST_CASE("19_dispatcher, whole n128 and n64 tiles, hybrid n64") {
-        using K = ch19::Kernel;
-        namespace c = ch16::configs;
-        check_chapter(ch19::gemm_plan<K::whole, c::n128>, true);
-        check_chapter(ch19::gemm_plan<K::whole, c::n64>, true);
-        check_split_paths(ch19::gemm_plan<K::hybrid, c::n64>);
+
+    // Walks every worker's units as chapter 17's kernel does and checks the decomposition: every
+    // k-tile of every tile computed once, at most two partials per worker in distinct slots, and
+    // the fix-up's [first_worker, last_worker] of each split tile exactly the workers with a piece
+    // of it, never more than max_pieces.
+    void check_stream_k(int tiles, int K, int max_workers, Split split) {
+        const int KT = (K + ch17::BK - 1) / ch17::BK;
+        const ch17::Schedule s = ch17::make_schedule(tiles, KT, max_workers, split);
+        CAPTURE(tiles);
+        CAPTURE(K);
+        CAPTURE(max_workers);
+        CAPTURE(name(split));
+        REQUIRE(s.workers >= 1);
+        REQUIRE(s.workers <= max_workers);
+        REQUIRE(s.sk_workers <= s.workers);
+        CHECK(s.sk_begin(0) == 0);
+        CHECK(s.sk_begin(s.sk_workers) == s.sk_iters());
+        if (s.sk_iters() > 0)  // no empty range
+            for (int w = 0; w < s.sk_workers; ++w) CHECK(s.sk_begin(w + 1) > s.sk_begin(w));
+        std::vector<std::vector<int>> covered(tiles, std::vector<int>(KT, 0));
+        std::vector<long long> k_elems(tiles, 0);
+        std::vector<std::vector<int>> pieces(tiles);  // the workers with a partial of tile t
+        for (int w = 0; w < s.workers; ++w) {
+            ch17::WorkerUnits units(s, w);
+            ch17::Unit u;
+            int partials = 0, last_index = -1;
+            while (units.next(s, u)) {
+                REQUIRE(u.tile >= 0);
+                REQUIRE(u.tile < tiles);
+                REQUIRE(u.kb < u.ke);
+                REQUIRE(u.ke <= KT);
+                for (int k = u.kb; k < u.ke; ++k) ++covered[u.tile][k];
+                k_elems[u.tile] +=
+                    std::min<long long>(1LL * u.ke * ch17::BK, K) - 1LL * u.kb * ch17::BK;
+                if (u.kb > 0 || u.ke < KT) {
+                    REQUIRE(u.tile >= s.dp_tiles);  // whole tiles are never split
+                    const int index = s.partial_index(w, u.tile);
+                    CHECK(index > last_index);  // two partials of one worker: distinct slots
+                    last_index = index;
+                    ++partials;
+                    pieces[u.tile].push_back(w);
+                }
+            }
+            CHECK(partials <= 2);
+        }
+        int most = 1;
+        for (int t = 0; t < tiles; ++t) {
+            CAPTURE(t);
+            CHECK(k_elems[t] == K);
+            for (int k = 0; k < KT; ++k) CHECK(covered[t][k] == 1);
+            if (t < s.dp_tiles) {
+                CHECK(pieces[t].empty());
+                continue;
+            }
+            const int lo = s.first_worker(t), hi = s.last_worker(t);
+            std::vector<int> expect;
+            if (lo != hi)
+                for (int w = lo; w <= hi; ++w) expect.push_back(w);
+            CHECK(pieces[t] == expect);
+            most = std::max(most, hi - lo + 1);
+        }
+        CHECK(ch17::max_pieces(s) >= most);  // the fix-up's choice never underestimates
+        // More than FEW_PIECES only with fewer stream-K tiles than workers: reduce_partials' grid.
+        if (ch17::max_pieces(s) > ch17::FEW_PIECES) CHECK(tiles - s.dp_tiles <= s.sk_workers);
+    }
+
+    TEST_CASE(
+        "17_stream_k: every schedule covers every k-tile once, the fix-up finds every piece") {
+        for (Split split :
+             {Split::data_parallel, Split::stream_k, Split::equal_depth, Split::hybrid})
+            for (int workers : {1, 2, 7, 66, 132})
+                for (int tiles : {1, 2, 3, 9, 16, 17, 32, 68, 132, 200, 544})
+                    for (int K : {1, 64, 100, 1000, 8192, 32768})
+                        check_stream_k(tiles, K, workers, split);
+    }
+
+    // The README's worked examples: (tiles, KT, workers, split) -> stream-K workers, whole tiles,
+    // k-tiles per range, the most pieces per tile and who adds them; each a line of its table.
+    TEST_CASE("17_stream_k: the README's worked examples") {
+        struct Example {
+            std::string shape;
+            int tiles, KT, workers;
+            Split split;
+            int sk_workers, dp_tiles, range, pieces;
+            bool in_kernel;
+        };
+        const Example table[] = {
+            {"128 x 8192 x 8192, rows128", 32, 128, 132, Split::hybrid, 128, 0, 32, 4, true},
+            {"128 x 8192 x 8192, rows128, scattered", 32, 128, 132, Split::stream_k, 132, 0, 31, 6,
+             false},
+            {"1024 x 1024 x 32768, cluster2", 16, 512, 66, Split::hybrid, 64, 0, 128, 4, true},
+            {"64 x 64 x 262144, n64", 1, 4096, 132, Split::hybrid, 132, 0, 31, 132, false},
+            {"4096 x 4096 x 4096, cluster2", 256, 64, 66, Split::hybrid, 66, 132, 120, 2, true},
+            {"2304 x 2048 x 1024, cluster2", 72, 16, 66, Split::hybrid, 66, 0, 17, 2, true},
+        };
+        for (const Example& e : table) {
+            CAPTURE(e.shape);
+            const ch17::Schedule s = ch17::make_schedule(e.tiles, e.KT, e.workers, e.split);
+            const int range = s.sk_iters() / s.sk_workers, pieces = ch17::max_pieces(s);
+            MESSAGE(e.shape << ": " << s.sk_workers << " stream-K workers, " << s.dp_tiles
+                            << " whole tiles, " << range << " k-tiles per range, at most " << pieces
+                            << " pieces per tile, "
+                            << std::string(pieces <= ch17::FEW_PIECES ? "added in the kernel"
+                                                                      : "reduce_partials"));
+            CHECK(s.sk_workers == e.sk_workers);
+            CHECK(s.dp_tiles == e.dp_tiles);
+            CHECK(range == e.range);
+            CHECK(pieces == e.pieces);
+            CHECK((pieces <= ch17::FEW_PIECES) == e.in_kernel);
+        }
+    }
+
+    // The figure of chapter 17's README, drawn by WorkerUnits itself: one line per tile, one column
+    // per k-tile, the worker that computes it; a tile is whole (data-parallel), one worker's range,
+    // or split between several (its pieces added by the last to finish).
+    std::string schedule_figure(int tiles, int KT, int workers, ch17::Split split) {
+        const ch17::Schedule s = ch17::make_schedule(tiles, KT, workers, split);
+        std::vector<std::string> grid(tiles, std::string(KT, '.'));
+        for (int w = 0; w < s.workers; ++w) {
+            ch17::WorkerUnits units(s, w);
+            ch17::Unit u;
+            while (units.next(s, u))
+                for (int k = u.kb; k < u.ke; ++k)
+                    grid[u.tile][k] = "0123456789abcdefghijklmnopqrstuvwxyz"[w % 36];
+        }
+        std::ostringstream out;
+        for (int t = 0; t < tiles; ++t) {
+            out << "tile " << t << " | ";
+            for (int k = 0; k < KT; ++k) out << grid[t][k] << (k + 1 < KT ? " " : "");
+            const bool split_tile = t >= s.dp_tiles && s.first_worker(t) != s.last_worker(t);
+            out << (t < s.dp_tiles ? "   whole" : split_tile ? "   split" : "   one range") << "\n";
+        }
+        return out.str();
+    }
+
+    // The README's code block after the line `<!-- figure: NAME -->`.
+    std::string readme_figure(const std::string& name) {
+        std::ifstream f(std::string(GEMM_SOURCE_ROOT) + "/chapters/17_stream_k/README.md");
+        REQUIRE_MESSAGE(f.good(), "cannot read chapters/17_stream_k/README.md");
+        std::string line, block;
+        bool found = false, inside = false;
+        while (std::getline(f, line)) {
+            if (line == "<!-- figure: " + name + " -->")
+                found = true;
+            else if (found && line.rfind("    ", 0) == 0)
+                inside = true, block += line.substr(4) + "\n";
+            else if (inside)
+                break;
+        }
+        return block;
+    }
+
+    TEST_CASE("17_stream_k: the README's figures are the schedule's") {
+        using S = ch17::Split;
+        const struct {
+            std::string name;
+            int tiles, KT, workers;
+            S split;
+        } figures[] = {{"stream_k 5 tiles, 8 k-tiles, 4 workers", 5, 8, 4, S::stream_k},
+                       {"equal_depth 3 tiles, 24 k-tiles, 7 workers", 3, 24, 7, S::equal_depth},
+                       {"hybrid 8 tiles, 12 k-tiles, 3 workers", 8, 12, 3, S::hybrid}};
+        for (const auto& f : figures) {
+            const std::string drawn = schedule_figure(f.tiles, f.KT, f.workers, f.split);
+            MESSAGE(f.name << "\n" << drawn);
+            CAPTURE(f.name);
+            CHECK(readme_figure(f.name) == drawn);
+        }
     }
 }
 
 int main(int argc, char** argv) {
-    return gemm_tests::gpu_test_main(argc, argv, true);
+    return gemm_tests::chapter_test_main(argc, argv, true);
 }
