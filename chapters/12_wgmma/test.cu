@@ -18,8 +18,6 @@ TEST_CASE("12_wgmma") {
 }
 
 TEST_SUITE("host") {
-    using gemm::dev::RowCol;
-
     // Where chapter 12's copy puts element (r, c) of a (ROWS, COLS) tile, in bytes.
     template <int ROWS, int COLS>
     uint32_t stored(int r, int c) {

@@ -12,7 +12,7 @@ TEST_CASE("15_wgmma_persistent") {
     gemm_tests::check_chapter(ch15::gemm, true);
 }
 
-TEST_SUITE("hopper configurations") {
+TEST_SUITE("15_wgmma_persistent configurations") {
     // The steps of chapter 15's table are kernels of their own: each must be right too.
     TEST_CASE("15_wgmma_persistent, one block per tile") {
         gemm_tests::check_chapter(ch15::gemm_cfg<ch15::configs::single>, true);
@@ -29,7 +29,8 @@ TEST_SUITE("hopper configurations") {
     TEST_CASE("15_wgmma_persistent, persistent clusters, C stored from registers") {
         gemm_tests::check_chapter(ch15::gemm_cfg<ch15::configs::persistent_cluster2>, true);
     }
+}
 
-    int main(int argc, char** argv) {
-        return gemm_tests::chapter_test_main(argc, argv, true);
-    }
+int main(int argc, char** argv) {
+    return gemm_tests::chapter_test_main(argc, argv, true);
+}
