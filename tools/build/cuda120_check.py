@@ -2,7 +2,7 @@
 """Checks that the GPU code builds with CUDA 12.0, the oldest toolkit the README promises (Ubuntu
 24.04's), on a machine that has a newer one.
 
-  cuda120_check.py BUILD [--wheels DIR] [--jobs N]
+  python3 -m tools.build.cuda120_check BUILD [--wheels DIR] [--jobs N]
 
 BUILD is a configured and built build directory whose gpu_archs include 90 (so that chapters
 12-13 are in it). Two parts of CUDA 12.0 come from PyPI (pip download, no install): its runtime

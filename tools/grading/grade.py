@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Grades submissions of one chapter with the instructor's own harness (docs/assignments.md).
 
-  grade.py CHAPTER SUBMISSION... [--build BUILD] [--seed N] [--out DIR] [--gradescope]
+  python3 -m tools.grading.grade CHAPTER SUBMISSION... [--build BUILD] [--seed N] [--out DIR] [--gradescope]
            [--timeout S] [--time-limit S] [--compile-limit S] [--perf-target PCT]
            [--perf-points P] [--correct-points P] [--unsandboxed] [-- CHAPTER-BINARY OPTIONS...]
 
