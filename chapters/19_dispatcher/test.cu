@@ -32,72 +32,73 @@ TEST_SUITE("19_dispatcher") {
         check_chapter(ch19::gemm_plan<K::whole, c::n64>, true);
         check_split_paths(ch19::gemm_plan<K::hybrid, c::n64>);
     }
+}
 
-    TEST_SUITE("host") {
-        // The map of chapter 19's README: which kernel and tile each category of shape gets on 132
-        // SMs.
-        TEST_CASE("19_dispatcher: the README's map") {
-            using K = ch19::Kernel;
-            using T = ch19::Tile;
-            struct Expect {
-                int M, N, K;
-                ch19::Kernel kernel;
-                ch19::Tile tile;
-            };
-            const Expect table[] = {
-                {1, 8192, 8192, K::split_k, T::rows128},       // decode: 32 tiles, 4 slices
-                {64, 8192, 8192, K::split_k, T::rows128},      // (gemm() sends it to chapter 18)
-                {128, 8192, 8192, K::split_k, T::rows128},     // few rows
-                {128, 4096, 4096, K::split_k, T::n128},        // 32 narrow tiles, 4 slices
-                {64, 3584, 3584, K::split_k, T::n128},         //
-                {512, 4096, 4096, K::whole, T::n128},          // 128 narrow tiles: one wave
-                {512, 10240, 8192, K::whole, T::n128},         // 320 narrow tiles: 2.4 waves
-                {256, 8192, 8192, K::hybrid, T::cluster2},     // 32 cluster tiles, deep K
-                {512, 4096, 14336, K::hybrid, T::cluster2},    //
-                {200, 2112, 7168, K::hybrid, T::cluster2},     //
-                {1024, 1024, 32768, K::split_k, T::cluster2},  // deep K, 16 tiles
-                {64, 64, 262144, K::split_k, T::n64},          // one tile, 132 slices
-                {8192, 16, 8192, K::split_k, T::n64},          // few columns
-                {2048, 512, 8192, K::split_k, T::cluster2},    //
-                {1024, 1024, 1024, K::whole, T::n64},          // a small square: 128 narrow tiles
-                {2048, 4608, 3584, K::whole, T::cluster2},     // 2.2 waves
-                {4096, 4096, 4096, K::whole, T::cluster2},     // squares: chapter 15's tile, whole
-                {8192, 8192, 8192, K::whole, T::cluster2},     //
-                {100, 8192, 512, K::whole, T::n64},            // shallow K: nothing to split
-                {8192, 16, 64, K::whole, T::n64},              //
-            };
-            const char* kernels[] = {"whole", "split_k", "stream_k", "hybrid"};
-            const char* tiles[] = {"cluster2", "rows128", "n128", "n64"};
-            for (const Expect& e : table) {
-                const ch19::Plan p = ch19::choose(e.M, e.N, e.K, 132);
-                MESSAGE(e.M << " x " << e.N << " x " << e.K << ": " << kernels[int(p.kernel)]
-                            << " / " << tiles[int(p.tile)]);
-                CAPTURE(e.M);
-                CAPTURE(e.N);
-                CAPTURE(e.K);
-                CHECK(std::string(kernels[int(p.kernel)]) == kernels[int(e.kernel)]);
-                CHECK(std::string(tiles[int(p.tile)]) == tiles[int(e.tile)]);
-            }
-        }
-
-        // Which shapes chapter 19's gemm() hands to chapter 18 before the cost model: decode
-        // batches (M <= 64) with enough columns; the one-tile deep-K shape stays with the cost
-        // model.
-        TEST_CASE("19_dispatcher: decode batches go to chapter 18") {
-            for (int M : {1, 8, 33, 64}) {
-                CAPTURE(M);
-                CHECK(ch19::small_m(M, 4096));
-                CHECK(ch19::small_m(M, 1024));
-                CHECK_FALSE(ch19::small_m(M, 1023));
-                CHECK_FALSE(ch19::small_m(M, 64));  // 64 x 64 x 262144: one tile, the cost model's
-            }
-            for (int M : {65, 128, 4096}) {
-                CAPTURE(M);
-                CHECK_FALSE(ch19::small_m(M, 8192));
-            }
+TEST_SUITE("host") {
+    // The map of chapter 19's README: which kernel and tile each category of shape gets on
+    // 132 SMs.
+    TEST_CASE("19_dispatcher: the README's map") {
+        using K = ch19::Kernel;
+        using T = ch19::Tile;
+        struct Expect {
+            int M, N, K;
+            ch19::Kernel kernel;
+            ch19::Tile tile;
+        };
+        const Expect table[] = {
+            {1, 8192, 8192, K::split_k, T::rows128},       // decode: 32 tiles, 4 slices
+            {64, 8192, 8192, K::split_k, T::rows128},      // (gemm() sends it to chapter 18)
+            {128, 8192, 8192, K::split_k, T::rows128},     // few rows
+            {128, 4096, 4096, K::split_k, T::n128},        // 32 narrow tiles, 4 slices
+            {64, 3584, 3584, K::split_k, T::n128},         //
+            {512, 4096, 4096, K::whole, T::n128},          // 128 narrow tiles: one wave
+            {512, 10240, 8192, K::whole, T::n128},         // 320 narrow tiles: 2.4 waves
+            {256, 8192, 8192, K::hybrid, T::cluster2},     // 32 cluster tiles, deep K
+            {512, 4096, 14336, K::hybrid, T::cluster2},    //
+            {200, 2112, 7168, K::hybrid, T::cluster2},     //
+            {1024, 1024, 32768, K::split_k, T::cluster2},  // deep K, 16 tiles
+            {64, 64, 262144, K::split_k, T::n64},          // one tile, 132 slices
+            {8192, 16, 8192, K::split_k, T::n64},          // few columns
+            {2048, 512, 8192, K::split_k, T::cluster2},    //
+            {1024, 1024, 1024, K::whole, T::n64},          // a small square: 128 narrow tiles
+            {2048, 4608, 3584, K::whole, T::cluster2},     // 2.2 waves
+            {4096, 4096, 4096, K::whole, T::cluster2},     // squares: chapter 15's tile, whole
+            {8192, 8192, 8192, K::whole, T::cluster2},     //
+            {100, 8192, 512, K::whole, T::n64},            // shallow K: nothing to split
+            {8192, 16, 64, K::whole, T::n64},              //
+        };
+        const char* kernels[] = {"whole", "split_k", "stream_k", "hybrid"};
+        const char* tiles[] = {"cluster2", "rows128", "n128", "n64"};
+        for (const Expect& e : table) {
+            const ch19::Plan p = ch19::choose(e.M, e.N, e.K, 132);
+            MESSAGE(e.M << " x " << e.N << " x " << e.K << ": " << kernels[int(p.kernel)] << " / "
+                        << tiles[int(p.tile)]);
+            CAPTURE(e.M);
+            CAPTURE(e.N);
+            CAPTURE(e.K);
+            CHECK(std::string(kernels[int(p.kernel)]) == kernels[int(e.kernel)]);
+            CHECK(std::string(tiles[int(p.tile)]) == tiles[int(e.tile)]);
         }
     }
 
-    int main(int argc, char** argv) {
-        return gemm_tests::chapter_test_main(argc, argv, true);
+    // Which shapes chapter 19's gemm() hands to chapter 18 before the cost model: decode
+    // batches (M <= 64) with enough columns; the one-tile deep-K shape stays with the cost
+    // model.
+    TEST_CASE("19_dispatcher: decode batches go to chapter 18") {
+        for (int M : {1, 8, 33, 64}) {
+            CAPTURE(M);
+            CHECK(ch19::small_m(M, 4096));
+            CHECK(ch19::small_m(M, 1024));
+            CHECK_FALSE(ch19::small_m(M, 1023));
+            CHECK_FALSE(ch19::small_m(M, 64));  // 64 x 64 x 262144: one tile, the cost model's
+        }
+        for (int M : {65, 128, 4096}) {
+            CAPTURE(M);
+            CHECK_FALSE(ch19::small_m(M, 8192));
+        }
     }
+}
+
+int main(int argc, char** argv) {
+    return gemm_tests::chapter_test_main(argc, argv, true);
+}
