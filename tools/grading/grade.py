@@ -353,12 +353,14 @@ class Sandbox:
                     os.lchown(x, NOBODY, NOBODY)
 
     def argv(self, cmd, limits, rw=(), ro=(), dev=(), env=None, cwd="/tmp", system=True,
-             tmp_size=COMPILE_TMP, proc=True, sys_ro=False, copies=()):
+             tmp_size=COMPILE_TMP, proc=True, sys_ro=False, copies=(), view=None):
         """The command line that runs `cmd` sandboxed, to be started with an empty environment.
         rw, ro: (host path, sandbox path) pairs; dev: device files to bind besides /dev/null;
         copies: (file descriptor, sandbox path) of programs bubblewrap copies into the sandbox
         from a descriptor the caller opens (a copy, unlike a bind, shows no host path in
-        /proc/self/mountinfo)."""
+        /proc/self/mountinfo); view (with system=True): the (host path, sandbox path) pairs that
+        make up the system instead of /usr and the toolkit (toolchain_view); tmp_size None: no
+        /tmp at all."""
         env = dict(env or {})
         if system:
             env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -373,7 +375,13 @@ class Sandbox:
             return [self.tools["env"], "-i"] + [f"{k}={v}" for k, v in env.items()] + outer + inner
         a = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
              "--cap-drop", "ALL"]
-        if system:
+        if system and view is not None:  # only the toolchain: its programs, headers and libraries
+            for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+                if os.path.islink(d):
+                    a += ["--symlink", os.readlink(d), d]
+            for src, dst in view:
+                a += ["--ro-bind", src, dst]
+        elif system:
             a += ["--ro-bind", "/usr", "/usr"]
             for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
                 if os.path.islink(d):
@@ -390,7 +398,9 @@ class Sandbox:
                     a += ["--ro-bind", d, d]
         if proc:
             a += ["--proc", "/proc"]
-        a += ["--size", str(tmp_size), "--tmpfs", "/tmp", "--dev-bind", "/dev/null", "/dev/null"]
+        if tmp_size is not None:
+            a += ["--size", str(tmp_size), "--tmpfs", "/tmp"]
+        a += ["--dev-bind", "/dev/null", "/dev/null"]
         for node in dev:
             a += ["--dev-bind", node, node]
         if sys_ro:
@@ -404,10 +414,17 @@ class Sandbox:
         a += ["--remount-ro", "/", "--clearenv"]
         for k, v in env.items():
             a += ["--setenv", k, v]
-        a += ["--chdir", cwd, "--"] + list(cmd)
+        a += ["--chdir", cwd if tmp_size is not None else "/", "--"] + list(cmd)
         if self.as_nobody:
             a = [self.tools["setpriv"], f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + a
         return outer + a
+
+
+def child_cpus():
+    """How many CPUs the child keeps (grade_seal pins it to them): the grader's OMP_NUM_THREADS,
+    the threads the assignment allows, or 0 (every CPU grade.py may use) when it is not set."""
+    m = re.match(r"\s*(\d+)", os.environ.get("OMP_NUM_THREADS", ""))
+    return int(m.group(1)) if m and int(m.group(1)) > 0 else 0
 
 
 def library_closure(binary, loader_needed=True):
@@ -459,6 +476,107 @@ def cuda_driver_libraries():
     return libs
 
 
+def parse_deps(path, build):
+    """The files of a dependency list (make syntax, -M or -MD), as absolute paths in the sandbox,
+    in the order read (the first file refused is the one the kernel file included)."""
+    text = open(path, errors="replace").read().replace("\\\n", " ")
+    files, toks = {}, re.findall(r"(?:\\.|[^\s\\])+", text)
+    colon = next((i for i, tok in enumerate(toks) if tok.endswith(":")), -1)
+    for tok in toks[colon + 1:]:  # after the target ("kernel.o:" or nvcc's "kernel.o :")
+        f = os.path.normpath(os.path.join("/build", tok.replace("\\ ", " ").replace("$$", "$")))
+        if is_inside(f, build):  # --unsandboxed: the host's path of the build folder
+            f = "/build" + f[len(build):]
+        files[f] = True
+    return list(files)
+
+
+def symbol_types(listing):
+    """The types of the symbols in readelf -s output (its Type column, found by position: Num:,
+    Value, Size, Type, whatever the width of the size)."""
+    types = set()
+    for line in listing.splitlines():
+        t = line.split()
+        if len(t) >= 8 and re.fullmatch(r"\d+:", t[0]) and re.fullmatch(r"[0-9a-fA-F]+", t[1]):
+            types.add(t[3])
+    return types
+
+
+def child_elf_problem(listing):
+    """Why a linked child (readelf -W -l -d -r -s) is refused, or None: a segment both writable and
+    executable or an executable stack (code that can be written), a relocation of the text
+    (TEXTREL), an IRELATIVE relocation or an IFUNC symbol (a resolver that runs while the loader
+    relocates, before main), a .preinit_array."""
+    if listing is None:
+        return "could not be read"
+    for line in listing.splitlines():
+        t = line.split()
+        if t and t[0] in ("LOAD", "GNU_STACK") and len(t) >= 8:
+            flags = "".join(t[6:-1])  # between the sizes and the alignment: "R", "RW", "R E", "RWE"
+            if "E" in flags and ("W" in flags or t[0] == "GNU_STACK"):
+                return f"has a {'writable and executable segment' if t[0] == 'LOAD' else 'executable stack'}"
+    if re.search(r"\(TEXTREL\)|\bFLAGS\b.*\bTEXTREL\b", listing):
+        return "relocates its code (TEXTREL)"
+    if re.search(r"\(PREINIT_ARRAY", listing):
+        return "has a .preinit_array (code that runs before main)"
+    if re.search(r"\bR_[A-Z0-9]+_IRELATIVE\b", listing):
+        return "has an IRELATIVE relocation (an IFUNC resolver runs before main)"
+    if "IFUNC" in symbol_types(listing):
+        return "has an IFUNC symbol (a resolver runs before main)"
+    return None
+
+
+def toolchain_view(gpu):
+    """What the sandbox that compiles a submission holds, as (host path, sandbox path) pairs: the
+    compiler's programs (the driver, cc1plus, the assembler, sh, objcopy, nm, readelf, rm; for a GPU
+    chapter nvcc's bin/ and nvvm/), the shared libraries those programs load (ldd), the loader,
+    and the include folders, nothing else: no BLAS, no cuBLAS or cuBLASLt and their cubins (the
+    toolkit's lib/ is not there), no library a `.incbin` or `.include` of the assembler could
+    copy into the kernel. The link, which reads objects only, runs in the wider sandbox."""
+    programs, dirs = [], []
+    for name in ("sh", "g++", "gcc", "as", "objcopy", "nm", "readelf", "rm"):
+        found = shutil.which(name, path="/usr/bin:/bin")
+        if found:
+            programs.append(found)
+    for name in ("cc1plus", "cc1"):
+        p = subprocess.run(["g++", f"-print-prog-name={name}"], capture_output=True, text=True)
+        if p.returncode == 0 and os.path.isabs(p.stdout.strip()) and os.path.isfile(p.stdout.strip()):
+            programs.append(p.stdout.strip())
+            plugin = os.path.join(os.path.dirname(p.stdout.strip()), "liblto_plugin.so")
+            if os.path.isfile(plugin):  # the driver looks for it whatever it is asked to do
+                programs.append(plugin)
+    # The include folders the compiler searches (its own account).
+    p = subprocess.run(["g++", "-x", "c++", "-E", "-v", "-"], input="", capture_output=True, text=True)
+    listing = p.stderr.split("#include <...> search starts here:")[-1].split("End of search list.")[0]
+    dirs += [d.strip() for d in listing.splitlines() if d.strip() and os.path.isdir(d.strip())]
+    dirs.append("/usr/include")
+    if gpu:
+        nvcc = nvcc_path()
+        top = os.path.dirname(os.path.dirname(nvcc))
+        for sub in ("bin", "nvvm", "include"):
+            if os.path.isdir(os.path.join(top, sub)):
+                dirs.append(os.path.join(top, sub))
+        dirs += glob.glob(os.path.join(top, "targets", "*", "include"))
+        programs += [f for d in (os.path.join(top, "bin"), os.path.join(top, "nvvm", "bin"))
+                     for f in glob.glob(os.path.join(d, "*")) if os.path.isfile(f) and os.access(f, os.X_OK)]
+    view = {}
+    for d in dirs:  # a folder reached through a link is bound where the compiler looks for it
+        view[d] = os.path.realpath(d)
+    for prog in programs:
+        view[prog] = os.path.realpath(prog)
+        libs, loader = library_closure(prog, loader_needed=False)
+        for lib in list(libs.values()) + ([loader] if loader else []):
+            view[os.path.normpath(lib)] = os.path.realpath(lib)
+    for f in ("/etc/ld.so.cache", "/etc/ld.so.conf"):
+        if os.path.exists(f):
+            view[f] = f
+    # The sandbox path of each, under the merged /usr where /lib and /bin are links to it.
+    pairs = []
+    for dst, src in sorted(view.items()):
+        real_parent = os.path.realpath(os.path.dirname(dst))
+        pairs.append((src, os.path.join(real_parent, os.path.basename(dst))))
+    return pairs
+
+
 class Chapter:
     """How one chapter's submissions are built: compiler and flags, the headers a kernel may
     include, the allow-list of files its preprocessing may read, the child's main object, and
@@ -477,7 +595,8 @@ class Chapter:
         self.headers = project_headers(quoted, [os.path.join(ROOT, "common", "device"), os.path.join(ROOT, "common"),
                                                 os.path.join(ROOT, "chapters")])
         ns = ["-DGRADE_NS=" + c.ns]
-        # The processes and threads the child may have: it sets this limit itself, first thing.
+        # The threads the child may have (it is one process): grade_seal sets this limit before
+        # the child is executed.
         self.nproc = 4 * (os.cpu_count() or 1) + 64
         family = chapter_list.precision(c.precision).family  # fp32, fp16 or fp8 (chapters.py)
         if not self.gpu:
@@ -512,6 +631,7 @@ class Chapter:
                                           [os.path.join(ROOT, "common", room) for room in ("grading", "harness", "device")]).items():
             shutil.copy(path, os.path.join(self.main, name))
         shutil.copy(os.path.join(HERE, "grade_child.cu"), self.main)
+        shutil.copy(os.path.join(HERE, "grade_seal.c"), self.main)
         with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own
             args = ("int, int, int, float, const __nv_fp8_e4m3*, int, const __nv_fp8_e4m3*, int, const float*, "
                     "const float*, float, __nv_bfloat16*, int, cudaStream_t" if family == "fp8" else
@@ -519,9 +639,10 @@ class Chapter:
                     (", cudaStream_t" if self.gpu else ""))
             f.write(f'#include "grade_entry.hpp"\nextern "C" void grade_gemm({args}) {{}}\n')
         sandbox.own(self.main)
+        self.view = toolchain_view(self.gpu)
         log = os.path.join(self.main, "compile.log")
-        steps = [self.cc + self.flags + [f"-DGRADE_NPROC={self.nproc}", "-I", "/main", "-c",
-                                         "/main/grade_child.cu", "-o", "/main/child_main.o"],
+        steps = [["gcc", "-static", "-O2", "-o", "/main/seal", "/main/grade_seal.c"],
+                 self.cc + self.flags + ["-I", "/main", "-c", "/main/grade_child.cu", "-o", "/main/child_main.o"],
                  self.cc + self.flags + ["-I", "/main", "-c", "/main/stub.cu", "-o", "/main/stub.o"],
                  self.link + ["/main/child_main.o", "/main/stub.o", "-o", "/main/probe"]]
         p = self.run(["sh", "-c", " && ".join(" ".join(shlex.quote(x) for x in s) for s in steps)],
@@ -543,12 +664,13 @@ class Chapter:
             die(f"the allowed headers of {c.id} do not preprocess in the sandbox: {why}")
         self.allowed_files = set(deps)
 
-    def run(self, cmd, rw, log, deadline, ro=(), stdout=None):
+    def run(self, cmd, rw, log, deadline, ro=(), stdout=None, toolchain=False):
         """Runs a compiler command in the sandbox until `deadline` (time.monotonic()); its output
         goes to `log`, of which the last LOG_BYTES are kept (and stdout to the file `stdout` when
-        given). Returns the exit code, or None past the deadline."""
+        given). toolchain: the sandbox holds the toolchain alone (toolchain_view), as every step
+        that reads the submission's source does. Returns the exit code, or None past the deadline."""
         argv = self.sandbox.argv(cmd, COMPILE_LIMITS, rw=rw, ro=ro, env=self.env, cwd="/build" if rw and
-                                 rw[0][1] == "/build" else "/tmp")
+                                 rw[0][1] == "/build" else "/tmp", view=self.view if toolchain else None)
         kept = bytearray(("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n").encode())
         out = open(stdout, "wb") if stdout else None
         try:
@@ -598,26 +720,17 @@ class Chapter:
         self.sandbox.own(build)
 
     def deps(self, build, deadline):
-        """The files preprocessing the kernel's translation unit reads, by the compiler's own -M
-        output (every pass: host and each GPU architecture), as absolute paths in the sandbox.
+        """The files preprocessing the allowed headers reads (the allow-list), by the compiler's own
+        -M output (every pass: host and each GPU architecture), as absolute paths in the sandbox.
         Returns (list in the order read, None) or (None, why)."""
         out, log = os.path.join(build, "deps.txt"), os.path.join(build, "compile.log")
         rc = self.run(self.cc + self.kernel_flags + ["-M", "/build/grade_entry.cu"],
-                      rw=[(build, "/build")], log=log, stdout=out, deadline=deadline)
+                      rw=[(build, "/build")], log=log, stdout=out, deadline=deadline, toolchain=True)
         if rc is None:
-            return None, f"does not compile: the preprocessor ran past the compile limit of {self.compile_limit} s"
+            return None, f"the preprocessor ran past the compile limit of {self.compile_limit} s"
         if rc != 0:
-            return None, "does not compile: " + compiler_errors(log, own_file_only=True)
-        text = open(out, errors="replace").read().replace("\\\n", " ")
-        files = {}  # ordered: the first file refused is the one the kernel file included
-        for tok in re.findall(r"(?:\\.|[^\s\\])+", text):
-            if tok.endswith(":"):
-                continue  # the target
-            f = os.path.normpath(os.path.join("/build", tok.replace("\\ ", " ").replace("$$", "$")))
-            if is_inside(f, build):  # --unsandboxed: the host's path of the build folder
-                f = "/build" + f[len(build):]
-            files[f] = True
-        return list(files), None
+            return None, compiler_errors(log)
+        return parse_deps(out, build), None
 
     def check_deps(self, files):
         """Why the files a submission's preprocessing read are refused, or None."""
@@ -630,33 +743,37 @@ class Chapter:
         return None
 
     def compile(self, text, build):
-        """Builds the child of one kernel file in `build`; returns (path, None) or (None, why)."""
+        """Builds the child of one kernel file in `build`; returns (path, None) or (None, why).
+        The kernel is compiled once, in a sandbox that holds the toolchain alone (toolchain_view),
+        and the files that compile read are its own dependency list (-MD): no second pass that
+        could see other files than the compile did (`__has_include`)."""
         deadline = time.monotonic() + self.compile_limit
         late = f"does not compile: the compiler ran past the compile limit of {self.compile_limit} s"
         self.populate(build, text)
-        files, why = self.deps(build, deadline)
-        if why:
-            return None, why
-        why = self.check_deps(files)
-        if why:
-            return None, "rejected: the kernel file " + why
-        log = os.path.join(build, "compile.log")
-        steps = [self.cc + self.kernel_flags + ["-c", "/build/grade_entry.cu", "-o", "/build/kernel.o"],
+        log, deps = os.path.join(build, "compile.log"), os.path.join(build, "deps.txt")
+        steps = [self.cc + self.kernel_flags + ["-MD", "-MF", "/build/deps.txt", "-c", "/build/grade_entry.cu",
+                                                "-o", "/build/kernel.o"],
                  # Every symbol local but the entry: the child's own functions cannot be replaced.
                  ["objcopy", "--remove-section=.group", f"--keep-global-symbol={ENTRY}",
                   "/build/kernel.o", "/build/kernel_local.o"]]
         script = " && ".join(" ".join(shlex.quote(c) for c in s) for s in steps)
-        rc = self.run(["sh", "-c", script], rw=[(build, "/build")], log=log, deadline=deadline)
+        rc = self.run(["sh", "-c", script], rw=[(build, "/build")], log=log, deadline=deadline, toolchain=True)
         if rc is None:
             return None, late
-        if rc != 0:
-            return None, "does not compile: " + compiler_errors(log)
+        files = parse_deps(deps, build) if os.path.exists(deps) else None
+        why = self.check_deps(files) if files is not None else None
+        if why:
+            return None, "rejected: the kernel file " + why
+        if rc != 0:  # errors quote only files on the allow-list, unless no list was written
+            return None, "does not compile: " + compiler_errors(log, own_file_only=files is None)
+        if files is None:
+            return None, "rejected: the compiler wrote no list of the files it read"
         # What the object exports (the entry alone), and nothing of it that runs before the child's
         # lock-down: no early initialization section, no IFUNC resolver (run while relocating).
         listing = os.path.join(build, "object.txt")
         rc = self.run(["sh", "-c", "nm -g --defined-only /build/kernel_local.o && echo '@@' && "
                        "readelf -SW -sW /build/kernel_local.o"], rw=[(build, "/build")], log=log,
-                      stdout=listing, deadline=deadline)
+                      stdout=listing, deadline=deadline, toolchain=True)
         if rc is None:
             return None, late
         text = open(listing, errors="replace").read() if os.path.exists(listing) else ""
@@ -668,7 +785,9 @@ class Chapter:
         early = [x for x in sections if EARLY_SECTIONS.match(x)]
         if early:
             return None, f"rejected: the kernel's object file has code that runs before main ({early[0]})"
-        if re.search(r"^\s*\d+:\s+\S+\s+\d+\s+IFUNC\b", elf, re.M):
+        if any(x.startswith(".gnu.lto") for x in sections):  # compiled again by the linker: not ours
+            return None, "rejected: the kernel's object file holds LTO sections"
+        if "IFUNC" in symbol_types(elf):
             return None, "rejected: the kernel's object file has an IFUNC resolver (code that runs before main)"
         rc = self.run(self.link + ["/main/child_main.o", "/build/kernel_local.o", "-o", "/build/child"],
                       rw=[(build, "/build")], ro=[(self.main, "/main")], log=log, deadline=deadline)
@@ -676,6 +795,14 @@ class Chapter:
             return None, late
         if rc != 0:
             return None, "does not compile: " + compiler_errors(log)
+        # The linked child: what runs is what this link produced, and nothing of it rewrites code.
+        rc = self.run(["readelf", "-W", "-l", "-d", "-r", "-s", "/build/child"], rw=[(build, "/build")],
+                      log=log, stdout=listing, deadline=deadline, toolchain=True)
+        if rc is None:
+            return None, late
+        why = child_elf_problem(open(listing, errors="replace").read() if rc == 0 else None)
+        if why:
+            return None, "rejected: the linked child " + why
         return os.path.join(build, "child"), None
 
     def launcher(self, child, path, cpu_seconds, memory, cgroup):
@@ -683,8 +810,12 @@ class Chapter:
         sandbox, which holds the child, its libraries and the loader (for a GPU: the driver's
         libraries, the NVIDIA device files and /sys) and nothing else. The binary gives it stdin
         /dev/null, its pipes on fds 3 and 4, and `path`.log. With `cgroup` (a folder of cgroup v2)
-        the child joins it, memory.max set there; otherwise each of its processes gets `memory`
-        bytes of address space (a CPU child; CUDA reserves address ranges past any such limit)."""
+        the child joins it, memory.max set there; otherwise the child, one process
+        (tools/grading/grade_seal.c refuses every other), gets `memory` bytes of address space (a
+        CPU child; CUDA reserves address ranges past any such limit). The sandbox's command is
+        grade_seal, which pins the CPUs, limits the threads and installs the first seccomp filter
+        before it executes the child: nothing of the child runs before them. A CPU child's
+        sandbox has no /tmp: nothing in it is writable but its log."""
         limits = {"cpu": cpu_seconds, "fsize": RUN_FSIZE}
         if not self.gpu and not cgroup:
             limits["as"] = memory
@@ -697,14 +828,19 @@ class Chapter:
         if not self.sandbox.enabled:
             env["LD_LIBRARY_PATH"] = ":".join(sorted({os.path.dirname(h) for h in self.libs.values()}))
         sandboxed = self.sandbox.enabled
-        argv = self.sandbox.argv(["/sandbox/child" if sandboxed else child], limits, ro=ro, env=env,
-                                 system=False, tmp_size=RUN_TMP, proc=self.gpu, sys_ro=self.gpu,
+        seal = "/sandbox/seal" if sandboxed else os.path.join(self.main, "seal")
+        cmd = [seal, str(child_cpus()), str(self.nproc), "gpu" if self.gpu else "cpu",
+               "/sandbox/child" if sandboxed else child]
+        argv = self.sandbox.argv(cmd, limits, ro=ro, env=env, system=False,
+                                 tmp_size=RUN_TMP if self.gpu else None, proc=self.gpu, sys_ro=self.gpu,
                                  dev=sorted(glob.glob("/dev/nvidia*")) if self.gpu else (),
-                                 copies=[(5, "/sandbox/child")])
+                                 copies=[(5, "/sandbox/child"), (6, "/sandbox/seal")])
         if self.sandbox.enabled:  # bubblewrap from an empty environment, like the child
             argv = [self.sandbox.tools["env"], "-i"] + argv
+        seal_host = os.path.join(self.main, "seal")
         join = f"echo $$ > {shlex.quote(os.path.join(cgroup, 'cgroup.procs'))} || exit 125\n" if cgroup else ""
-        copy = f" 5<{shlex.quote(child)}" if sandboxed else ""  # bubblewrap copies it from fd 5
+        # bubblewrap copies the child from fd 5, the seal from fd 6
+        copy = f" 5<{shlex.quote(child)} 6<{shlex.quote(seal_host)}" if sandboxed else ""
         with open(path, "w") as f:
             f.write("#!/bin/sh\n# The kernel's child as the grade starts it (tools/grading/grade.py wrote this).\n" +
                     join + "exec " + " ".join(shlex.quote(a) for a in argv) + copy + "\n")
@@ -999,8 +1135,8 @@ def main():
     memory = min(16 << 30, (host_memory() or (32 << 30)) // 2)
     limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
     print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
-          f"({'cgroup v2 memory.max' if limits['cgroup'] else 'address space of each process' if c.kind == 'cpu' else 'not limited (a GPU child)'})",
-          flush=True)
+          f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
+          f"CPUs of a child: {child_cpus() or 'all'} (OMP_NUM_THREADS)", flush=True)
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gemm-grade-") as tmp:
         if sandbox.as_nobody:
