@@ -22,11 +22,14 @@ Performance points compare each submission with the instructor's own kernel, gra
 in the same run; --perf-target PCT compares with a percentage of the yardstick instead.
 
 Writes OUT/<submission>/ (the kernel as built, the compiler's output, the child's log, the grade's
-output and JSON), OUT/class.csv and, with --gradescope, OUT/<submission>/results.json in
-Gradescope's format. Every folder it writes holds a file .gemm-grade; it deletes no other.
+output and JSON: the instructor's evidence, which names the seed; and feedback.txt, the file to hand
+back), OUT/class.csv (with each score), OUT/summary.txt (passes, scores, identical kernel files and
+copies of the instructor's) and, with --gradescope, OUT/<submission>/results.json in Gradescope's
+format. Every folder it writes holds a file .gemm-grade; it deletes no other.
 Exit: 0 when every submission was graded (whatever the grades), 1 when the instructor's own kernel
 fails the grade, 2 for a bad command line or a missing sandbox (found before anything is built),
-77 when this machine has no GPU that can run the chapter.
+3 when grade.py itself failed or could not write what it graded (every row is on the console), 77
+when this machine has no GPU that can run the chapter.
 Environment: GEMM_GRADE_BWRAP, the bubblewrap program (default: bwrap on PATH).
 """
 import argparse
@@ -55,6 +58,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))  # tools/grading: the child, t
 sys.path.insert(0, os.path.join(ROOT, "tools", "build"))
 import chapters as chapter_list  # noqa: E402  (tools/build/chapters.py: the one list of chapters)
 
+EXIT_REFERENCE_FAILED = 1  # the instructor's own kernel does not pass: nothing to compare with
+EXIT_GRADER_ERROR = 3      # grade.py itself failed, or could not write what it graded
 MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
 REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others
 NOBODY = 65534            # the sandbox's user when grade.py runs as root
@@ -102,8 +107,10 @@ def die(msg, code=2):
 
 def shown(text):
     """Text as it may be printed or written anywhere: a name that is not UTF-8 (a folder from a
-    zip made on Windows) keeps its bytes as \\xNN escapes instead of failing the whole run."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    zip made on Windows) keeps its bytes as \\xNN escapes instead of failing the whole run, and a
+    control character (a newline, an escape sequence for the terminal) is shown as \\xNN too."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def chapter_of(chapter):
@@ -140,15 +147,27 @@ class Sub:
 
     def __init__(self, name, kernel=None, root=None, refused=None):
         self.name, self.kernel, self.root, self.refused = name, kernel, root, refused
-        self.out = out_name(name)
+        self.out, self.shown = out_name(name), shown(name)
+
+
+PROGRESS_S = 30   # a line on the console while one grade runs longer
+NOISE_BAND = 10.0  # per cent: full performance points from (100 - NOISE_BAND)% of the target on
+NAME_BYTES = 120  # the longest folder name of OUT (a file system allows 255 bytes)
+
+
+def name_hash(name):
+    return hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
 
 
 def out_name(name):
-    """The folder of OUT that holds a submission's evidence: its name, shown as text, and never one
-    of grade.py's own names."""
+    """The folder of OUT that holds a submission's evidence: its name, shown as text, never one of
+    grade.py's own names, and at most NAME_BYTES bytes (a longer one is cut and ends with a hash of
+    the whole name)."""
     n = shown(name).replace("/", "_")
-    if n in (REFERENCE, "class.csv", ".", "..", "") or n.startswith("."):
-        n = "_" + n + "_" + hashlib.sha256(n.encode()).hexdigest()[:8]
+    if n in (REFERENCE, "class.csv", "summary.txt", ".", "..", "") or n.startswith("."):
+        n = "_" + n + "_" + name_hash(name)
+    if len(n.encode()) > NAME_BYTES:
+        n = n.encode()[:NAME_BYTES - 9].decode("utf-8", "ignore") + "_" + name_hash(name)
     return n
 
 
@@ -190,10 +209,15 @@ def expand(paths, ch, kname):
             else:
                 out.append(Sub(e, refused="refused: a loose file in the class folder (each submission "
                                "goes into a folder of its own)"))
+    # Two names shown alike (b"M\\xfcller" and "M\\\\xfcller", two long names cut alike): each
+    # keeps its row, with a hash of its own name after it.
     names = [s.out for s in out]
-    if len(set(names)) != len(names):
-        die("two submissions have the same name: " +
-            ", ".join(sorted(set(n for n in names if names.count(n) > 1))))
+    for s in out:
+        if names.count(s.out) > 1:
+            s.shown = f"{s.shown} ({name_hash(s.name)})"
+            s.out = out_name(s.out + "_" + name_hash(s.name))
+    if len(set(x.out for x in out)) != len(out):
+        die("two submissions have the same name: " + ", ".join(sorted(x.shown for x in out)))
     return out
 
 
@@ -865,10 +889,11 @@ def compiler_errors(log, own_file_only=False):
     return " | ".join(lines[:3])[:600] or "the compiler failed (no error message)"
 
 
-def run_grade(ch, launcher, work, build, args, extra, verdict, note):
+def run_grade(ch, launcher, work, build, args, extra, verdict, note, who=""):
     """The instructor's chapter binary grades the child; returns its report or an error. The
     verdict is the JSON it writes into `verdict` (an empty folder of the grader's), read only after
-    a clean exit: a grade that was killed or vanished leaves none."""
+    a clean exit: a grade that was killed or vanished leaves none. While it runs, a line every
+    PROGRESS_S seconds says that it still does (a slow kernel's benchmark takes minutes)."""
     binary = os.path.join(build, "chapters", ch)
     cmd = [binary, "--grade", "--remote", launcher, "--seed", str(args.seed), "--out", verdict,
            "--timeout", str(args.timeout)] + extra
@@ -876,11 +901,20 @@ def run_grade(ch, launcher, work, build, args, extra, verdict, note):
     with open(out, "w") as f:
         f.write(f"grade.py: {note}\n")
         f.flush()
-        try:
-            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                               timeout=args.time_limit, cwd=work)
-        except subprocess.TimeoutExpired:
-            return None, f"the grade ran past the time limit of {args.time_limit} s"
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, cwd=work)
+        t0 = time.monotonic()
+        while True:
+            left = args.time_limit - (time.monotonic() - t0)
+            try:
+                p.wait(timeout=max(0.01, min(PROGRESS_S, left)))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() - t0 >= args.time_limit:
+                    p.kill()
+                    p.wait()
+                    return None, f"the grade ran past the time limit of {args.time_limit} s"
+                print(f"    ... {who}: still grading, {time.monotonic() - t0:.0f} s of at most "
+                      f"{args.time_limit} s", flush=True)
     if p.returncode == 77:
         return None, "no usable GPU for this chapter: " + tail(out, 300).strip()
     if p.returncode == 2:
@@ -899,27 +933,38 @@ def run_grade(ch, launcher, work, build, args, extra, verdict, note):
     return report, None
 
 
-def gradescope(report, error, args, ref_gflops, note):
-    """Gradescope's results.json: one test per shape, one for performance."""
+def degenerate(shape):
+    """A shape with M, N or K = 0: required for a PASS, worth no points of its own (an empty gemm()
+    passes it)."""
+    return 0 in (shape["M"], shape["N"], shape["K"])
+
+
+def points(report, error, args, ref_gflops):
+    """The points of one grade, as Gradescope's tests: one per shape (the degenerate ones worth
+    0), one for the benchmark's timed runs, one for performance. Performance: full points at
+    (100 - NOISE_BAND)% of the instructor's kernel in the same run (or of --perf-target), so that
+    a copy of it that the noise of one run put a few per cent behind still gets them all."""
     tests = []
     shapes = report["shapes"] if report else []
     bench = report["benchmark"] if report else []
     # Each shape, and the benchmark's timed runs (each checked, and a clean exit after them).
-    per_shape = args.correct_points / (len(shapes) + 1)
+    per_shape = args.correct_points / (sum(not degenerate(s) for s in shapes) + 1)
     for s in shapes:
+        worth = 0.0 if degenerate(s) else per_shape
         tests.append({"name": f"correct: M={s['M']} N={s['N']} K={s['K']} lda={s['lda']} ldb={s['ldb']} "
-                              f"ldc={s['ldc']} alpha={s['alpha']} beta={s['beta']}",
-                      "score": per_shape if s["pass"] else 0.0,
-                      "max_score": per_shape,
-                      "output": s["detail"] or "PASS"})
+                              f"ldc={s['ldc']} alpha={s['alpha']} beta={s['beta']}" +
+                              (" (an empty shape: required, no points)" if degenerate(s) else ""),
+                      "score": worth if s["pass"] else 0.0,
+                      "max_score": worth,
+                      "output": shown(s["detail"] or "PASS")})
     if shapes:
         timed = bool(bench) and not error
         tests.append({"name": "correct: the benchmark's timed runs" + (f" at {bench[0]['shape']}" if bench else ""),
                       "score": per_shape if timed else 0.0, "max_score": per_shape,
-                      "output": "PASS" if timed else error or "not timed"})
+                      "output": "PASS" if timed else shown(error or "not timed")})
     else:
         tests.append({"name": "correctness", "score": 0, "max_score": args.correct_points,
-                      "output": error or "not graded"})
+                      "output": shown(error or "not graded")})
     gflops = bench[0]["gflops"] if bench else 0.0
     if args.perf_target is None:
         pct = 100.0 * gflops / ref_gflops if ref_gflops else 0.0
@@ -927,15 +972,48 @@ def gradescope(report, error, args, ref_gflops, note):
     else:
         pct = bench[0]["pct_of_yardstick"] if bench else 0.0
         name, target = f"performance: {pct:.1f}% of the yardstick", args.perf_target
+    full = target * (100.0 - NOISE_BAND) / 100.0
     all_pass = bool(report and report["pass"] and not error)
-    perf = args.perf_points * min(1.0, pct / target) if all_pass and target > 0 else 0.0
-    tests.append({"name": f"{name} (full points at {target:g}%)",
+    perf = args.perf_points * min(1.0, pct / full) if all_pass and full > 0 else 0.0
+    tests.append({"name": f"{name} (full points at {full:g}%: {target:g}% less a noise band of {NOISE_BAND:g}%)",
                   "score": round(perf, 4), "max_score": args.perf_points,
                   "output": ("only a kernel that passes every shape earns performance points"
                              if not all_pass else
                              f"{gflops:.1f} GFLOPS at {bench[0]['shape']}" if bench else "")})
+    return tests
+
+
+def gradescope(report, error, args, ref_gflops, note):
+    """Gradescope's results.json: one test per shape, one for performance."""
+    tests = points(report, error, args, ref_gflops)
     # Rounded once, at the end, so that a full score sums to exactly the points available.
     return {"score": round(sum(t["score"] for t in tests), 4), "output": f"graded {note}", "tests": tests}
+
+
+def reason(report, error):
+    """Why a submission fails, for the student, first failing shape first."""
+    bad = next((s for s in (report or {}).get("shapes", []) if not s["pass"]), None)
+    first = (f"first failing shape M={bad['M']} N={bad['N']} K={bad['K']} lda={bad['lda']} ldb={bad['ldb']} "
+             f"ldc={bad['ldc']} alpha={bad['alpha']} beta={bad['beta']}: {bad['detail'] or 'wrong'}") if bad else ""
+    text = "; ".join(x for x in (first, error or "") if x)
+    return shown(text)[:1000]
+
+
+def feedback(row, report, tests, note):
+    """feedback.txt, the file to hand back: the verdict, the reason (first failing shape first),
+    each shape and the points. No seed, no reference code, nothing of the child's output."""
+    lines = [f"submission: {row['submission']}", f"verdict: {'PASS' if row['pass'] else 'FAIL'}",
+             f"score: {row['score']:g} of {sum(t['max_score'] for t in tests):g}"]
+    if row["error"]:
+        lines.append(f"reason: {row['error']}")
+    lines.append(f"shapes passed: {row['shapes_passed']} of {row['shapes_total']}")
+    if row["gflops"]:
+        lines.append(f"speed: {row['gflops']} GFLOPS, {row['pct_of_yardstick']}% of the yardstick" +
+                     (f", {row['pct_of_reference']}% of the instructor's kernel" if row["pct_of_reference"] != "" else ""))
+    lines.append("")
+    lines += [f"{t['score']:7.3f} / {t['max_score']:7.3f}  {t['name']}: {shown(t['output'])}" for t in tests]
+    lines.append(f"\ngraded {note}")
+    return "\n".join(lines) + "\n"
 
 
 def make_folder(path):
@@ -997,7 +1075,7 @@ def build_one(chapter, sub, work, scratch, allowed, built):
     return child, error
 
 
-def grade_one(chapter, child, work, scratch, args, extra, limits):
+def grade_one(chapter, child, work, scratch, args, extra, limits, who=""):
     """Grades one built child into `work`; returns (report, error)."""
     cgroup = None
     if limits["cgroup"]:  # memory.max for everything the child starts
@@ -1013,7 +1091,7 @@ def grade_one(chapter, child, work, scratch, args, extra, limits):
     os.makedirs(verdict)
     try:
         report, error = run_grade(chapter.ch, launcher, work, args.build, args, extra, verdict,
-                                  chapter.sandbox.note)
+                                  chapter.sandbox.note, who)
     finally:
         os.remove(launcher)  # it names a child that goes with the scratch folder
         for _ in range(50 if cgroup else 0):  # empty once the child's namespace has ended
@@ -1058,7 +1136,7 @@ def check_chapter_options(binary, args, extra):
 
 
 def write_csv(path, rows):
-    fields = ["submission", "shapes_passed", "shapes_total", "pass", "gflops", "pct_of_yardstick",
+    fields = ["submission", "shapes_passed", "shapes_total", "pass", "score", "gflops", "pct_of_yardstick",
               "pct_of_reference", "sandboxed", "error"]
     with open(path + ".part", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=fields)
@@ -1104,6 +1182,7 @@ def main():
             "sandbox passes on")
     c = chapter_of(args.chapter)
     ch, kname = c.id, kernel_name(c)
+    SUMMARY_CHAPTER[:] = [ch, kname]
     binary = os.path.join(args.build, "chapters", ch)
     if not os.access(binary, os.X_OK):
         die(f"{binary} is not built (build the instructor's tree first: ./tutorial build)")
@@ -1170,13 +1249,13 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             list(pool.map(build, range(len(todo))))
 
-        def grade_into(i):
+        def grade_into(i, who=REFERENCE):
             child, error = children[i]
             if not child:
                 return None, error
             scratch = os.path.join(tmp, f"s{i}")
             try:
-                return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits)
+                return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits, who)
             except Exception as e:
                 traceback.print_exc()
                 return None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
@@ -1189,46 +1268,117 @@ def main():
             if error or not (report and report["pass"]) or not ref_gflops:
                 die(f"the instructor's own kernel (chapters/{ch}/{kname}) does not pass its grade, so "
                     f"there is nothing to compare speeds with: {error or 'see ' + os.path.join(out, REFERENCE)}",
-                    code=1)
+                    code=EXIT_REFERENCE_FAILED)
             print(f"reference: the instructor's own kernel, {ref_gflops:.1f} GFLOPS at {bench[0]['shape']} "
                   "(full performance points at its speed)", flush=True)
 
-        rows = []
+        rows, lost = [], []  # lost: files that could not be written (a full disk)
+
+        def keep(what, write):
+            try:
+                write()
+            except OSError as e:  # a full disk costs a file, never a row: every row is on the console
+                lost.append(f"{what} ({e.strerror or e})")
+                print(f"grade.py: warning: could not write {what}: {e}", file=sys.stderr, flush=True)
+
         for i, sub in enumerate(subs, 1):
             at = i if ref else i - 1
-            report, error = grade_into(at)
+            print(f"[{i}/{len(subs)}] {sub.shown}: grading ...", flush=True)
+            report, error = grade_into(at, sub.shown)
             child = children[at][0]
             if child and all(children[j][0] != child for j in range(at + 1, len(todo))):
                 shutil.rmtree(os.path.dirname(os.path.dirname(child)), ignore_errors=True)
             bench = (report or {}).get("benchmark") or [{}]
             gflops = bench[0].get("gflops", 0.0)
-            row = {"submission": shown(sub.name),
+            tests = points(report, error and shown(error), args, ref_gflops)
+            row = {"submission": sub.shown,
                    "shapes_passed": report["shapes_passed"] if report else 0,
                    "shapes_total": report["shapes_total"] if report else 0,
                    "pass": bool(report and report["pass"] and not error),
+                   "score": round(sum(t["score"] for t in tests), 2),
                    "gflops": round(gflops, 3),
                    "pct_of_yardstick": round(bench[0].get("pct_of_yardstick", 0.0), 2),
                    "pct_of_reference": round(100.0 * gflops / ref_gflops, 2) if ref_gflops else "",
                    "sandboxed": sandbox.enabled,
-                   "error": shown(error or "").replace("\n", " ")[:1000]}
+                   "error": "" if report and report["pass"] and not error else reason(report, error)}
             rows.append(row)
-            write_csv(csv_path, rows)  # after every row: an interrupted class keeps what it graded
+            # Written as decided: an interrupted class, or a full disk, keeps what it graded.
+            keep(csv_path, lambda: write_csv(csv_path, rows))
             work = os.path.join(out, sub.out)
+            keep(os.path.join(work, "feedback.txt"), lambda: write_text(os.path.join(work, "feedback.txt"),
+                                                                         feedback(row, report, tests, sandbox.note)))
             if args.gradescope:
-                with open(os.path.join(work, "results.json"), "w") as f:
-                    json.dump(gradescope(report, error and shown(error), args, ref_gflops, sandbox.note), f, indent=2)
+                keep(os.path.join(work, "results.json"), lambda: write_text(
+                    os.path.join(work, "results.json"),
+                    json.dumps(gradescope(report, error and shown(error), args, ref_gflops, sandbox.note), indent=2)))
             verdict = "PASS" if row["pass"] else "FAIL"
-            detail = f"{row['shapes_passed']}/{row['shapes_total']} shapes"
+            detail = f"{row['shapes_passed']}/{row['shapes_total']} shapes, {row['score']:g} points"
             if row["gflops"]:
                 detail += f", {row['gflops']:.1f} GFLOPS ({row['pct_of_yardstick']:.1f}% of the yardstick"
                 detail += f", {row['pct_of_reference']:.1f}% of the reference)" if ref_gflops else ")"
             print(f"[{i}/{len(subs)}] {row['submission']}: {verdict}, {detail}" +
-                  (f"; {row['error'][:300]}" if error else "") + ("" if sandbox.enabled else " [UNSANDBOXED]"),
+                  (f"; {row['error'][:300]}" if row["error"] else "") + ("" if sandbox.enabled else " [UNSANDBOXED]"),
                   flush=True)
-    print(f"wrote {csv_path}" + (" and one results.json per submission" if args.gradescope else "") +
-          f"; {sandbox.note}")
+        text = summary(rows, subs, children, todo, ref)
+        print(text, end="", flush=True)
+        keep(os.path.join(out, "summary.txt"), lambda: write_text(os.path.join(out, "summary.txt"), text))
+    if lost:
+        print("grade.py: these files could not be written (every row is above): " + "; ".join(lost),
+              file=sys.stderr)
+        for row in rows:
+            print(",".join(str(row[k]) for k in row), file=sys.stderr)
+        return EXIT_GRADER_ERROR
+    print(f"wrote {csv_path}, summary.txt and a feedback.txt per submission" +
+          (" and its results.json" if args.gradescope else "") + f"; {sandbox.note}")
     return 0
 
 
+def write_text(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def summary(rows, subs, children, todo, ref):
+    """The class at a glance: passes, scores, and the submissions whose kernel files are the same
+    (byte for byte once comments and white space are gone) as another's or as the instructor's."""
+    lines = [f"class: {sum(r['pass'] for r in rows)} of {len(rows)} pass"]
+    scores = sorted(r["score"] for r in rows)
+    if scores:
+        lines.append(f"scores: mean {sum(scores) / len(scores):.1f}, median {scores[len(scores) // 2]:g}, "
+                     f"lowest {scores[0]:g}, highest {scores[-1]:g}")
+
+    def key(sub):
+        if not sub or not sub.kernel or sub.refused or not os.path.isfile(sub.kernel) or os.path.islink(sub.kernel):
+            return None
+        try:
+            with open(sub.kernel, errors="replace") as f:
+                text = f.read(KERNEL_BYTES + 1)
+        except OSError:
+            return None
+        return hashlib.sha256(re.sub(r"\s+", "", strip_comments(text)).encode("utf-8", "surrogateescape")).hexdigest()
+
+    own = key(ref) if ref else key(Sub(REFERENCE, kernel=os.path.join(ROOT, "chapters", SUMMARY_CHAPTER[0], SUMMARY_CHAPTER[1])))
+    groups = {}
+    for sub in subs:
+        k = key(sub)
+        if k:
+            groups.setdefault(k, []).append(sub.shown)
+    for k, names in groups.items():
+        if k == own:
+            lines.append("copies of the instructor's kernel: " + ", ".join(names))
+        elif len(names) > 1:
+            lines.append("identical kernel files: " + ", ".join(names))
+    return "\n".join(lines) + "\n"
+
+
+SUMMARY_CHAPTER = ["", ""]  # the chapter and its kernel file's name, for summary() under --perf-target
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception:  # grade.py's own failure: never mistaken for a verdict (exit 1) or a bad command line
+        traceback.print_exc()
+        print("grade.py: error: grade.py itself failed (above); rows already graded are in class.csv "
+              "and on the console", file=sys.stderr)
+        sys.exit(EXIT_GRADER_ERROR)
