@@ -542,7 +542,7 @@ def child_elf_problem(listing):
         return "relocates its code (TEXTREL)"
     if re.search(r"\(PREINIT_ARRAY", listing):
         return "has a .preinit_array (code that runs before main)"
-    if re.search(r"\bR_[A-Z0-9]+_IRELATIVE\b", listing):
+    if re.search(r"\bR_\w*IRELATIVE\b", listing):
         return "has an IRELATIVE relocation (an IFUNC resolver runs before main)"
     if "IFUNC" in symbol_types(listing):
         return "has an IFUNC symbol (a resolver runs before main)"

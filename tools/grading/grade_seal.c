@@ -66,7 +66,9 @@ static void fail(const char* what, int code) {
 enum { kMax = 128 };
 static struct sock_filter prog[kMax];
 static int n;
-static void op(uint16_t code, uint32_t k) { prog[n++] = (struct sock_filter)BPF_STMT(code, k); }
+static void op(uint16_t code, uint32_t k) {
+    prog[n++] = (struct sock_filter)BPF_STMT(code, k);
+}
 // A conditional jump to one of the returns below (RET_ALLOW, RET_DENY, ...) or to the next
 // instruction (NEXT), patched when the program is complete.
 enum Target { NEXT = 0, RET_ALLOW = 1, RET_DENY = 2, RET_NOSYS = 3, RET_KILL = 4 };
@@ -75,12 +77,16 @@ static void jump(uint16_t cond, uint32_t k, enum Target t, enum Target f) {
     jt_to[n] = (uint8_t)t, jf_to[n] = (uint8_t)f;
     prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | cond | BPF_K, k, 0, 0);
 }
-static void load(uint32_t offset) { op(BPF_LD | BPF_W | BPF_ABS, offset); }
+static void load(uint32_t offset) {
+    op(BPF_LD | BPF_W | BPF_ABS, offset);
+}
 #define ARG_LO(i) (uint32_t)(offsetof(struct seccomp_data, args) + 8 * (i))  // little endian
 #define ARG_HI(i) (ARG_LO(i) + 4)
 
 // After the system call's number is loaded: `nr` goes to `t`.
-static void is(long nr, enum Target t) { jump(BPF_JEQ, (uint32_t)nr, t, NEXT); }
+static void is(long nr, enum Target t) {
+    jump(BPF_JEQ, (uint32_t)nr, t, NEXT);
+}
 
 int main(int argc, char** argv) {
     if (argc != 5) {
@@ -110,7 +116,8 @@ int main(int argc, char** argv) {
     if (len > 2048) return 120;
     char* page = MAP_FAILED;
     for (int tries = 0; page == MAP_FAILED && tries < 64; ++tries) {
-        const uintptr_t at = ((uintptr_t)(r[0] >> (tries % 8)) & 0x3fffffff000ull) + 0x10000000000ull;
+        const uintptr_t at =
+            ((uintptr_t)(r[0] >> (tries % 8)) & 0x3fffffff000ull) + 0x10000000000ull;
         page = mmap((void*)at, 8192, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
         if (page != MAP_FAILED && page != (char*)at) munmap(page, 8192), page = MAP_FAILED;
