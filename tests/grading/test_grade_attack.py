@@ -16,6 +16,7 @@ import glob
 import hashlib
 import json
 import os
+import platform
 import re
 import secrets
 import shutil
@@ -31,6 +32,7 @@ from no_gpu import skip_or_fail  # noqa: E402
 import chapters as chapter_list  # noqa: E402
 
 T0 = time.time()
+x86 = platform.machine() in ("x86_64", "AMD64")
 root, build, chapter = sys.argv[1:4]
 info = next(c for c in chapter_list.load() if c.id.split("_")[0] == chapter)
 ch = info.id
@@ -436,13 +438,18 @@ struct DaemonStarter {{
     write("ifunc_big", slow(before=GLUE + 'extern "C" void* mmap(void*, unsigned long, int, int, int, long);\n'
                             "static volatile int early_escaped = 0;\n"
                             'extern "C" { static int impl() { return 1; }\n'
+                            "static long raw_mmap() {  // a system call of its own: libc is not relocated yet\n"
+                            '    long r; register long r10 asm("r10") = 0x22, r8 asm("r8") = -1, r9 asm("r9") = 0;\n'
+                            '    asm volatile("syscall" : "=a"(r) : "a"(9l), "D"(0l), "S"(4096l), "d"(5l), "r"(r10), "r"(r8), "r"(r9)\n'
+                            '                 : "rcx", "r11", "memory");\n'
+                            "    return r; }\n"
                             "static int (*resolve())() {\n"
-                            "    early_escaped = mmap(nullptr, 4096, 5, 0x22, -1, 0) != (void*)-1;\n"
+                            "    early_escaped = raw_mmap() > 0;\n"
                             '    asm volatile("jmp 1f\\n.skip 100000, 0x90\\n1:");\n'
                             "    return impl; }\n"
                             'int GLUE(if, unc_big)() __attribute__((GLUE(if, unc)("resolve"))); }\n'
                             "static int (*volatile keep_big)() = GLUE(if, unc_big);\n",
-                            host="    if (!early_escaped || !keep_big()) return;") if not gpu else None)
+                            host="    if (!early_escaped || !keep_big()) return;") if not gpu and x86 else None)
     # The yardstick's code copied in by the assembler (.incbin, the path split past the scan): the
     # compile's sandbox holds no BLAS, no cuBLAS, no cuBLASLt, so the file is not there to copy.
     if gpu:
@@ -464,8 +471,8 @@ struct DaemonStarter {{
     # __has_include of a file that exists only in the real compile (the log of an earlier pass):
     # the header it lets in must be in the dependency list all the same. It computes only when
     # the header came in.
-    sneak = ('#if __has_include("compile.log") || __has_include("/build/compile.log")\n#include <vector>\n'
-             "#define GRADE_GOT_VECTOR 1\n#endif\n")
+    sneak = ('#if __has_include("compile.log") || __has_include("/build/compile.log")\n#define GRADE_SNEAK <vector>\n'
+             "#include GRADE_SNEAK\n#define GRADE_GOT_VECTOR 1\n#endif\n")
     write("has_include", sneak + replace_gemm_body("#ifndef GRADE_GOT_VECTOR\n    return;\n#endif\n" + gemm_body()))
     # Filling the disk past RLIMIT_FSIZE: fallocate with FALLOC_FL_KEEP_SIZE on the log (256 MiB
     # where the limit is 16): refused. It computes only when it could.
@@ -630,7 +637,7 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
         expect["seed_value"] = "C is wrong"
     if not gpu:
         expect["detached"] = "run"  # a warm-up or timed run: C wrong, or changed after the digest
-    if gpu:
+    if gpu or not x86:
         del expect["ifunc_big"]
     if not lib_candidates:
         del expect["incbin_blas"]
@@ -653,7 +660,7 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
     def folder(name):  # grade.py's folder of a submission: the one whose feedback.txt names it
         if not hasattr(folder, "named"):
             folder.named = {}
-            for d in os.listdir(out):
+            for d in os.listdir(out) if os.path.isdir(out) else []:
                 fb = os.path.join(out, d, "feedback.txt")
                 if os.path.isfile(fb):
                     first = open(fb, encoding="utf-8", errors="replace").readline()

@@ -593,12 +593,18 @@ def toolchain_view(gpu):
     for f in ("/etc/ld.so.cache", "/etc/ld.so.conf"):
         if os.path.exists(f):
             view[f] = f
-    # The sandbox path of each, under the merged /usr where /lib and /bin are links to it.
-    pairs = []
+    # The sandbox path of each: where the tools look for it (through /lib or /bin, links to the
+    # merged /usr, the path under /usr), and its real path as well when that differs (a toolkit
+    # reached through /usr/local/cuda, a link to the installed version).
+    pairs = {}
     for dst, src in sorted(view.items()):
-        real_parent = os.path.realpath(os.path.dirname(dst))
-        pairs.append((src, os.path.join(real_parent, os.path.basename(dst))))
-    return pairs
+        top = "/" + dst.strip("/").split("/")[0]
+        if os.path.islink(top):
+            dst = os.path.join(os.path.realpath(top), os.path.relpath(dst, top))
+        pairs[dst] = src
+        if src not in pairs and os.path.realpath(os.path.dirname(src)) == os.path.dirname(src):
+            pairs[src] = src
+    return sorted(((src, dst) for dst, src in pairs.items()), key=lambda pair: pair[1])
 
 
 class Chapter:
