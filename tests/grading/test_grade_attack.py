@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tries to fool tools/grading/grade.py as a student would (every attack of issues 18 and 27), and
+"""Tries to fool tools/grading/grade.py as a student would (every attack of issues 18, 27 and 40), and
 checks that only a kernel that computes the product gets PASS, that a kernel gets the speed it has
 and no more, that every broken submission costs only itself and keeps its row, that nothing a
 submission starts outlives its grade, that nothing of the grader (a marker in its environment, its
