@@ -26,8 +26,9 @@ and is written by this script alone, from the committed results of every GPU fol
     map                   the chapter map of chapters/chapters.txt
     waves M N BM BN [PER_SM]
                           output tiles against the GPU's SMs (from its ceilings.txt): tiles, waves
-    partial BM BN BK CLUSTER
-                          an fp32 (BM, BN) partial written and read back, in k-tiles of fp16 loads
+    partial BM BN BK CLUSTER MIN_SLICE
+                          an fp32 (BM, BN) partial written and read back, in k-tiles of fp16 loads,
+                          and what it adds to the shallowest slice
                           (tests/chapters/test_schedule.cu holds the arguments to the kernel's constants)
 
 The figure check reads every tracked Markdown file but the archive and the generated result pages,
@@ -37,8 +38,8 @@ percentage, TFLOP/s, GB/s and µs figure. A figure passes when it
   - is in a passage that cites a source (a path under plots/, or history as `git show COMMIT:PATH`;
     a table also takes the citations of the paragraph before and after it) and one of the cited
     files holds it: the same number at the figure's precision, directly or per 1000 (GFLOPS as
-    TFLOP/s, ms as µs). A `git show` source that this checkout cannot read (a shallow clone) is
-    taken as cited, with a note; or
+    TFLOP/s, ms as µs). A `git show` source whose commit a shallow clone lacks is taken as
+    cited, with a note (in a full clone it fails); or
   - its passage is listed, with exactly its figures, in tools/reporting/text_numbers_unsourced.txt: the
     passages not yet sourced, which only shrinks (a listed passage that is gone or whose figures
     changed fails too).
@@ -263,9 +264,9 @@ def block_waves(root, args):
 
 
 def block_partial(args):
-    if len(args) != 4:
-        raise Error("partial needs BM BN BK CLUSTER")
-    BM, BN, BK, cluster = (int(a) for a in args)
+    if len(args) != 5:
+        raise Error("partial needs BM BN BK CLUSTER MIN_SLICE")
+    BM, BN, BK, cluster, min_slice = (int(a) for a in args)
     partial = BM * BN * 4  # fp32
     load = (BM * BK + BK * BN) * 2  # a k-tile of fp16 A and B, per block
     pair_load = (cluster * BM * BK + BK * BN) * 2  # the cluster's blocks share B's k-tile
@@ -276,6 +277,11 @@ def block_partial(args):
     if cluster > 1:
         text += (f"; for a cluster of {cluster} sharing B's k-tile, {kb(2 * cluster * partial)} "
                  f"against {kb(pair_load)}: {2 * cluster * partial / pair_load:.1f} k-tiles")
+    text += (f". A slice of MIN_SLICE = {min_slice} k-tiles, the shallowest, moves its partial's "
+             f"{2 * partial / load:.1f} k-tiles on top of its {min_slice}: "
+             f"{100 * 2 * partial / load / min_slice:.0f}% more than its loads")
+    if cluster > 1:
+        text += f" ({100 * 2 * cluster * partial / pair_load / min_slice:.0f}% for the cluster)"
     return text + "."
 
 
@@ -459,6 +465,11 @@ class Sources:
     def __init__(self, root):
         self.root, self.cache, self.notes = root, {}, []
 
+    def shallow(self):
+        p = subprocess.run(["git", "-C", self.root, "rev-parse", "--is-shallow-repository"],
+                           capture_output=True, text=True)
+        return p.returncode != 0 or p.stdout.strip() != "false"  # no git, or a shallow clone
+
     def _git(self, commit, path):
         p = subprocess.run(["git", "-C", self.root, "cat-file", "-e", f"{commit}^{{commit}}"],
                            capture_output=True)
@@ -563,9 +574,12 @@ def check_figures(root, report=None):
                     cited = True
                     merge(values, v)
             bad = [f for f in figs if not matches(f, values)] if cited else figs
-            if unreadable and bad:
+            if unreadable and not sources.shallow():
+                problems.append(f"{path}:{line}: cites {', '.join(unreadable)}: the commit is not "
+                                "in this repository")
+            elif unreadable and bad:
                 sources.notes.append(f"{path}:{line}: cited {', '.join(unreadable)}, not in this "
-                                     "checkout: taken as cited")
+                                     "shallow checkout: taken as cited")
                 bad = []
             verdict = "ok" if not bad else "unsourced"
             key = figure_key(path, figs)
