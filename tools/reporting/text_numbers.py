@@ -20,6 +20,7 @@ and is written by this script alone, from the committed results of every GPU fol
 
     rows CHAPTER          the chapter's rows of the ladder (the squares of tools/reporting/plot_ladder.py's
                           LADDER_SIZES, and the range over its default sizes), one table per GPU
+    ladder                every chapter at the ladder's squares, per GPU (the table of ladder.svg)
     table CHAPTER         the chapter's whole measured table (tools/measuring/ladder.py table), per GPU
     suite CHAPTER         the chapter's shape suite in numbers: shapes, geomean, lowest, highest
     ceilings              the measured ceilings (ceilings.csv) of every GPU
@@ -63,7 +64,7 @@ import ladder  # noqa: E402  (tools/measuring/ladder.py: the chapter table, the 
 from plot_ladder import LADDER_SIZES  # noqa: E402
 from plot_text import geomean  # noqa: E402
 
-BEGIN_RE = re.compile(r"^<!-- numbers:begin ([a-z_]+)((?: [^ ]+)*) -->$", re.M)
+BEGIN_RE = re.compile(r"^<!-- numbers:begin ([a-z_]+)((?: [^ \n]+)*) -->$", re.M)
 END = "<!-- numbers:end -->"
 UNSOURCED = os.path.join("tools", "reporting", "text_numbers_unsourced.txt")
 
@@ -121,6 +122,34 @@ def pct_cell(r):
     return f"{p:.1f}%" + (f" ({lo:.1f}–{hi:.1f})" if lo is not None and hi is not None else "")
 
 
+def standing(r):
+    """Ahead, level or behind the yardstick, by the rounds' spread of the ratio: level where the
+    spread holds 100%, so that a margin inside the yardstick's own noise is not called a win."""
+    p, lo, hi = num(r.get("pct_of_yardstick")), num(r.get("pct_min")), num(r.get("pct_max"))
+    if lo is None or hi is None:
+        return "ahead" if p >= 100 else "behind"
+    if lo > 100:
+        return "ahead (every round above it)"
+    if hi < 100:
+        return "behind (every round below it)"
+    return "level (the rounds span 100%)"
+
+
+def own_spread(root, d, yard):
+    """" cuBLAS alone, back to back (ceilings.csv): ..." where the yardstick is the ceiling's."""
+    if "cublasGemmEx fp16" not in yard:
+        return ""
+    for r in read_rows(os.path.join(d, "ceilings.csv")):
+        if r.get("ceiling") == "cublas_gemmex_f16f32":
+            v, lo, hi = num(r["value"]), num(r["min"]), num(r["max"])
+            size = re.search(r"(\d+)\^3", r.get("method", ""))
+            return (f" cuBLAS's own spread, alone and back to back "
+                    f"(`{rel(root, os.path.join(d, 'ceilings.csv'))}`, {size.group(1) if size else '?'}³): "
+                    f"{lo / 1000:.0f}–{hi / 1000:.0f} TFLOP/s around a median of {v / 1000:.0f}, "
+                    f"{100 * (lo / v - 1):+.0f}% to {100 * (hi / v - 1):+.0f}%.")
+    return ""
+
+
 def stamp_line(root, d, rows, what):
     st = ladder.read_stamp(d)
     commits = sorted({(r.get("commit") or "").strip()[:12] for r in rows} - {""})
@@ -136,11 +165,12 @@ def block_rows(root, cid):
         if not rows:
             continue
         yard = rows[0].get("yardstick") or "the yardstick"
-        cells = []
+        cells, said = [], []
         for n in LADDER_SIZES:
             r = next((r for r in rows if r.get("M") == r.get("N") == r.get("K") == str(n)), None)
             if r is not None:
                 cells.append((str(n), f"{tera(num(r['gflops']))} TFLOP/s, {pct_cell(r)}"))
+                said.append(f"{n} {standing(r)}")
         if not cells:  # a chapter without the ladder's squares: its largest size
             r = max(rows, key=lambda r: int(r["M"]) * int(r["N"]) * int(r["K"]))
             size = r["M"] if r["M"] == r["N"] == r["K"] else f"{r['M']}x{r['N']}x{r['K']}"
@@ -156,10 +186,43 @@ def block_rows(root, cid):
                  "",
                  "% of " + yard + " timed in the same process (median of the alternating rounds, "
                  "their lowest–highest in brackets); " +
-                 stamp_line(root, d, rows, rel(root, os.path.join(d, cid + ".csv"))) + "."]
+                 stamp_line(root, d, rows, rel(root, os.path.join(d, cid + ".csv"))) + "." +
+                 (" Against it at the ladder's squares: " + "; ".join(said) + "." if said else "") +
+                 own_spread(root, d, yard)]
         out.append("\n".join(lines))
     if not out:
         raise Error(f"rows {cid}: no plots/<gpu>/{cid}.csv")
+    return "\n\n".join(out)
+
+
+def block_ladder(root):
+    """Every chapter of the list at the ladder's squares (a CPU chapter: its largest size), per GPU."""
+    out = []
+    chapters = chapter_list.load(os.path.join(root, "chapters", "chapters.txt"))
+    for d in gpu_dirs(root):
+        head = " | ".join(f"{n}: TFLOP/s | % of yardstick (rounds)" for n in LADDER_SIZES)
+        lines = [f"| chapter | yardstick | {head} |", "|---|---|" + "---:|---:|" * len(LADDER_SIZES)]
+        stamp_rows = []
+        for c in chapters:
+            rows = read_rows(os.path.join(d, c.id + ".csv"))
+            if not rows:
+                continue
+            stamp_rows += rows
+            cells = []
+            for n in LADDER_SIZES:
+                r = next((r for r in rows if r.get("M") == r.get("N") == r.get("K") == str(n)), None)
+                if r is None and n == LADDER_SIZES[0] and c.kind == "cpu":
+                    r = max(rows, key=lambda r: int(r["M"]) * int(r["N"]) * int(r["K"]))
+                    cells += [f"at {r['M']}: {num(r['gflops']) / 1000:.2g}", pct_cell(r)]
+                elif r is None:
+                    cells += ["-", "-"]
+                else:
+                    cells += [tera(num(r["gflops"])), pct_cell(r)]
+            lines.append(f"| {c.id} | {rows[0].get('yardstick', '')} | " + " | ".join(cells) + " |")
+        lines += ["", stamp_line(root, d, stamp_rows, rel(root, d) + "/NN_*.csv") + "."]
+        out.append("\n".join(lines))
+    if not out:
+        raise Error("ladder: no plots/<gpu>/ with results")
     return "\n\n".join(out)
 
 
@@ -288,6 +351,8 @@ def block_partial(args):
 def generate(root, kind, args):
     if kind == "rows" and len(args) == 1:
         return block_rows(root, args[0])
+    if kind == "ladder" and not args:
+        return block_ladder(root)
     if kind == "table" and len(args) == 1:
         return block_table(root, args[0])
     if kind == "suite" and len(args) == 1:
@@ -300,7 +365,7 @@ def generate(root, kind, args):
         return block_waves(root, args)
     if kind == "partial":
         return block_partial(args)
-    raise Error(f"no block '{kind} {' '.join(args)}' (kinds: rows, table, suite, ceilings, map, "
+    raise Error(f"no block '{kind} {' '.join(args)}' (kinds: rows, ladder, table, suite, ceilings, map, "
                 "waves, partial)")
 
 
