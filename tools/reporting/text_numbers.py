@@ -237,27 +237,43 @@ def block_table(root, cid):
 
 
 def block_suite(root, cid):
+    """One row per run of the chapter's suite (the ladder's, then run2/, run3/, ... beside it):
+    geomean, geomean without `odd` (tools/measuring/suite.py's ODD), lowest, highest; then the
+    categories of the ladder's run."""
     out = []
     for d in gpu_dirs(root):
-        path = os.path.join(d, "suite", cid, f"suite_{cid}.csv")
-        rows = read_rows(path)
-        if not rows:
+        folder = os.path.join(d, "suite", cid)
+        paths = [os.path.join(folder, f"suite_{cid}.csv")] + sorted(
+            glob.glob(os.path.join(folder, "run*", f"suite_{cid}.csv")))
+        runs = [(p, read_rows(p)) for p in paths if read_rows(p)]
+        if not runs:
             continue
-        pcts = [(num(r.get("pct_of_yardstick")), r) for r in rows]
-        pcts = [(p, r) for p, r in pcts if p is not None]
-        lo, hi = min(pcts, key=lambda t: t[0]), max(pcts, key=lambda t: t[0])
         shape = lambda r: f"{r['M']} x {r['N']} x {r['K']}"
-        passed = sum((r.get("pass") or "").lower() == "true" for r in rows)
-        below = sum(p < 90.0 for p, _ in pcts)
+        lines = ["| run | commit | shapes | geomean | without `odd` | lowest | highest | check |",
+                 "|---|---|---:|---:|---:|---|---|---|"]
+        for p, rows in runs:
+            pcts = [(num(r.get("pct_of_yardstick")), r) for r in rows]
+            pcts = [(x, r) for x, r in pcts if x is not None]
+            even = [x for x, r in pcts if r.get("category") != "odd"]
+            lo, hi = min(pcts, key=lambda t: t[0]), max(pcts, key=lambda t: t[0])
+            passed = sum((r.get("pass") or "").lower() == "true" for r in rows)
+            commit = ", ".join(sorted({(r.get("commit") or "")[:12] for r in rows} - {""})) or "?"
+            lines.append(f"| `{rel(root, p)}` | {commit} | {len(rows)} | "
+                         f"{geomean([x for x, _ in pcts]):.1f}% | "
+                         f"{geomean(even):.1f}% | {lo[0]:.1f}% ({shape(lo[1])}) | "
+                         f"{hi[0]:.1f}% ({shape(hi[1])}) | {passed} of {len(rows)} pass |")
+        rows = runs[0][1]
+        cats = {}
+        for r in rows:
+            x = num(r.get("pct_of_yardstick"))
+            if x is not None:
+                cats.setdefault(r.get("category") or "-", []).append(x)
         yard = rows[0].get("yardstick") or "the yardstick"
-        out.append(
-            f"| GPU | shapes | geomean | lowest | highest | below 90% | check |\n"
-            f"|---|---:|---:|---|---|---:|---|\n"
-            f"| {gpu_name(d, rows)} | {len(rows)} | {geomean([p for p, _ in pcts]):.1f}% | "
-            f"{lo[0]:.1f}% ({shape(lo[1])}) | {hi[0]:.1f}% ({shape(hi[1])}) | {below} | "
-            f"{passed} of {len(rows)} pass |\n\n"
-            f"% of {yard} per shape, median of the alternating rounds; " +
-            stamp_line(root, d, rows, rel(root, path)) + ".")
+        lines += ["", "Per category, the first run: " + ", ".join(
+            f"{c} {geomean(v):.1f}%" for c, v in cats.items()) + ".", "",
+            f"% of {yard} per shape, median of the alternating rounds, geomeans over the shapes; "
+            + stamp_line(root, d, rows, rel(root, folder) + "/") + "."]
+        out.append("\n".join(lines))
     if not out:
         raise Error(f"suite {cid}: no plots/<gpu>/suite/{cid}/suite_{cid}.csv")
     return "\n\n".join(out)
