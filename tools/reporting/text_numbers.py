@@ -301,11 +301,20 @@ def block_ceilings(root):
 
 
 def block_map(root):
-    lines = ["| # | chapter | runs on | in | the one new idea |", "|---:|---|---|---|---|"]
-    for c in chapter_list.load(os.path.join(root, "chapters", "chapters.txt")):
-        runs = {"cpu": "CPU", "cuda": "CUDA 7.5+", "hopper": "9.0 only"}.get(c.kind, c.kind)
+    """The chapters in reading order: where each runs, its precision, the chapter its kernel is read
+    against (tools/build/chapters.py diff_base: `// Builds on:`) and its one idea (the title)."""
+    lines = ["| # | chapter | runs on | in | read against | the one new idea |",
+             "|---:|---|---|---|---|---|"]
+    chapters = chapter_list.load(os.path.join(root, "chapters", "chapters.txt"))
+    for i, c in enumerate(chapters):
+        runs = {"cpu": "the CPU", "cuda": "compute capability 7.5 and newer",
+                "hopper": "compute capability 9.0 only"}.get(c.kind, c.kind)
+        try:
+            base = chapter_list.diff_base(chapters, i).id[:2] if i else "-"
+        except (OSError, chapter_list.ListError):  # a copy without the kernels
+            base = "?"
         lines.append(f"| {c.id[:2]} | [`{c.id}`](../chapters/{c.id}/) | {runs} | {c.precision} | "
-                     f"{c.title} |")
+                     f"{base} | {c.title} |")
     return "\n".join(lines)
 
 
