@@ -69,12 +69,13 @@ with tempfile.TemporaryDirectory() as tmp:
         shutil.rmtree(copy, ignore_errors=True)
         os.makedirs(copy)
         for f in tn.markdown_files(ROOT):
-            if f.startswith("plots/archive/"):
-                continue
             os.makedirs(os.path.join(copy, os.path.dirname(f)), exist_ok=True)
             shutil.copy(os.path.join(ROOT, f), os.path.join(copy, f))
-        for d in tn.gpu_dirs(ROOT):
-            shutil.copytree(d, os.path.join(copy, os.path.relpath(d, ROOT)), dirs_exist_ok=True)
+        # The results the text cites: every GPU folder, and the archive while it is in the tree.
+        for d in tn.gpu_dirs(ROOT) + [os.path.join(ROOT, "plots", "archive")]:
+            if os.path.isdir(d):
+                shutil.copytree(d, os.path.join(copy, os.path.relpath(d, ROOT)),
+                                dirs_exist_ok=True)
         for f in ("chapters/chapters.txt", tn.UNSOURCED):
             os.makedirs(os.path.join(copy, os.path.dirname(f)), exist_ok=True)
             shutil.copy(os.path.join(ROOT, f), os.path.join(copy, f))
@@ -146,7 +147,13 @@ with tempfile.TemporaryDirectory() as tmp:
     # History: `git show COMMIT:PATH` read from git, and a commit the repository does not have.
     fresh()
     git = lambda *a: subprocess.run(["git", "-C", copy, *a], capture_output=True, text=True)
-    if git("init", "-q").returncode == 0:
+    common = subprocess.run(["git", "-C", ROOT, "rev-parse", "--git-common-dir"],
+                            capture_output=True, text=True).stdout.strip()
+    if common and git("init", "-q").returncode == 0:
+        # The repository's own commits stay readable (the text cites them): its objects as an
+        # alternate of the copy's.
+        with open(os.path.join(copy, ".git", "objects", "info", "alternates"), "w") as f:
+            f.write(os.path.join(os.path.abspath(os.path.join(ROOT, common)), "objects") + "\n")
         os.makedirs(os.path.join(copy, "old"), exist_ok=True)
         with open(os.path.join(copy, "old", "run.csv"), "w") as f:
             f.write("chapter,gflops,pct_of_yardstick\n15_x,700123.0,97.25\n")

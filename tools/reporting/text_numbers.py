@@ -673,9 +673,11 @@ def check_figures(root, report=None):
                 bad = []
             verdict = "ok" if not bad else "unsourced"
             key = figure_key(path, figs)
+            listed_here = key in remaining  # a line of the list is used wherever its passage is
+            if listed_here:
+                remaining.remove(key)
             if bad:
-                if key in remaining:
-                    remaining.remove(key)
+                if listed_here:
                     verdict = "listed"
                 else:
                     unsourced.append(key)
