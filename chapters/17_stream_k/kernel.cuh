@@ -145,7 +145,7 @@ struct WorkerUnits {
 // of workers per tile, when there are fewer tiles than workers. hybrid: whole tiles for all but
 // the last one or two waves, whose iterations are divided evenly (equal depth when few).
 enum class Split { data_parallel, stream_k, equal_depth, hybrid };
-constexpr int MIN_SK_ITERS = 8;  // k-tiles per stream-K range at least: a partial costs ~2 k-tiles
+constexpr int MIN_SK_ITERS = 8;  // k-tiles per range at least (a partial: ~5.3 k-tiles of bytes)
 
 inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
     Schedule s;

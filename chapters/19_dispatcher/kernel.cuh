@@ -7,6 +7,7 @@
 // 128 tiles of (128, 64) in one wave at 0.48 per k-tile (cost 7.7): the narrow tiles win.
 // Preconditions: as chapters 16 and 17 (compute capability 9.0).
 // Builds on: 17_stream_k
+// Read whole: costs.hpp
 //
 // The one chapter that includes other chapters' kernels (docs/reading-order.md says why): it
 // composes them through their namespaces ch16::, ch17:: and ch18::, and adds nothing to their code.
