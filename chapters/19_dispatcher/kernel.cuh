@@ -122,18 +122,21 @@ inline int sm_count() {
 }
 
 // Chapter 18's schedule for 64 < M <= 256 priced like the plans above: tiles of 64 rows and 64
-// columns (configs::m64), PER_SM blocks on each SM, its own split; each of its k-tiles costs
-// SMALL_M_KTILE (costs.hpp) and a split what chapter 16's does.
-inline double small_m_cost(int M, int N, int K, int sms) {
+// columns (configs::m64), PER_SM blocks on each SM, its own split. The critical path in its
+// k-tiles, each SMALL_M_KTILE (costs.hpp), plus what a split adds (as chapter 16's).
+struct SmallMPrice {
+    double path, split;
+    double cost() const { return path * costs::SMALL_M_KTILE + split; }
+};
+inline SmallMPrice small_m_price(int M, int N, int K, int sms) {
     using Cfg = ch18::configs::m64;
     const long long tiles = static_cast<long long>((M + Cfg::BM - 1) / Cfg::BM) *
                             ((N + Cfg::BN - 1) / Cfg::BN);
     const int KT = (K + ch18::BK - 1) / ch18::BK, workers = sms * Cfg::PER_SM;
     const int s = std::min(ch18::choose_splits(tiles, KT, workers), KT);
     const double waves = double((tiles * s + workers - 1) / workers), depth = (KT + s - 1) / s;
-    const double split =
-        s > 1 ? costs::SPLIT_FIXED + costs::PARTIAL_PER_MB * 8.0 * s * M * N / 1e6 : 0.0;
-    return waves * depth * costs::SMALL_M_KTILE + split;
+    return {waves * depth,
+            s > 1 ? costs::SPLIT_FIXED + costs::PARTIAL_PER_MB * 8.0 * s * M * N / 1e6 : 0.0};
 }
 
 // Which shapes gemm() sends to chapter 18: the decode batches, and few rows (65 to 256) where
@@ -141,7 +144,7 @@ inline double small_m_cost(int M, int N, int K, int sms) {
 inline bool small_m(int M, int N, int K, int sms) {
     if (decode(M, N)) return true;
     if (M <= 64 || M > 256) return false;
-    return small_m_cost(M, N, K, sms) < plan_cost(choose(M, N, K, sms), M, N, K, sms);
+    return small_m_price(M, N, K, sms).cost() < plan_cost(choose(M, N, K, sms), M, N, K, sms);
 }
 
 // One plan, run: the kernels and tiles of chapters 16 and 17 (the steps of the README's table).

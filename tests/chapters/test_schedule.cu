@@ -293,7 +293,7 @@ TEST_CASE("19_dispatcher: decode batches go to chapter 18") {
     }
 }
 
-// Few rows (65 to 256) by cost: chapter 18's price (small_m_cost, costs::SMALL_M_KTILE) against the
+// Few rows (65 to 256) by cost: chapter 18's price (small_m_price, costs::SMALL_M_KTILE) against the
 // cheapest plan's. Each shape's measured % of cuBLAS (chapter 18 / chapter 19 before this rule, H200,
 // commit cdbb248, chapter 19's README) and the chapter that won by 5 points or more; the model must
 // send each to the winner. (9 of the 60 measured shapes it gets wrong are in the README.)
@@ -323,7 +323,7 @@ TEST_CASE("19_dispatcher: few rows go to chapter 18 where it is cheaper") {
         CAPTURE(e.N);
         CAPTURE(e.K);
         MESSAGE(e.M << " x " << e.N << " x " << e.K << ": chapter 18 "
-                    << ch19::small_m_cost(e.M, e.N, e.K, 132) << ", the plan "
+                    << ch19::small_m_price(e.M, e.N, e.K, 132).cost() << ", the plan "
                     << ch19::plan_cost(ch19::choose(e.M, e.N, e.K, 132), e.M, e.N, e.K, 132));
         CHECK(ch19::small_m(e.M, e.N, e.K, 132) == e.ch18_won);
     }

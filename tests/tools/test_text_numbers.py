@@ -12,6 +12,7 @@ in the copy), a cited commit the repository does not have; and the worked exampl
 Usage: test_text_numbers.py REPO_ROOT     Exit: 0 pass, 1 fail.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -76,7 +77,9 @@ with tempfile.TemporaryDirectory() as tmp:
             if os.path.isdir(d):
                 shutil.copytree(d, os.path.join(copy, os.path.relpath(d, ROOT)),
                                 dirs_exist_ok=True)
-        for f in ("chapters/chapters.txt", tn.UNSOURCED):
+        settings = [m.group(1) for f in tn.markdown_files(ROOT)
+                    for m in re.finditer(r"<!-- numbers:begin setting (\S+) ", read(os.path.join(ROOT, f)))]
+        for f in ["chapters/chapters.txt", tn.UNSOURCED] + settings:
             os.makedirs(os.path.join(copy, os.path.dirname(f)), exist_ok=True)
             shutil.copy(os.path.join(ROOT, f), os.path.join(copy, f))
 
@@ -101,6 +104,11 @@ with tempfile.TemporaryDirectory() as tmp:
     row = text[a:].split("\n")[3]  # the GPU's row of the table
     edit(readme, row, row.replace("%", "1%", 1))
     report("a changed number in a block", f"{readme}: a generated block is not")
+
+    # A setting of the code changed under its block (docs/assignments.md's noise band).
+    fresh()
+    edit("tools/grading/grade.py", "NOISE_BAND = 10.0", "NOISE_BAND = 12.5")
+    report("a setting changed in the code", "docs/assignments.md: a generated block is not")
 
     def doctor_figure(path, fig, new_number):
         """Replace the first occurrence of the figure FIG ("82.1%", "312.0TFLOP/s") in PATH."""

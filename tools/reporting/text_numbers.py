@@ -27,6 +27,8 @@ and is written by this script alone, from the committed results of every GPU fol
     map                   the chapter map of chapters/chapters.txt
     waves M N BM BN [PER_SM]
                           output tiles against the GPU's SMs (from its ceilings.txt): tiles, waves
+    setting FILE NAME UNIT
+                          a setting of the code (a line `NAME = VALUE` of FILE), with its unit
     partial BM BN BK CLUSTER MIN_SLICE
                           an fp32 (BM, BN) partial written and read back, in k-tiles of fp16 loads,
                           and what it adds to the shallowest slice
@@ -373,6 +375,22 @@ def block_partial(args):
     return text + "."
 
 
+def block_setting(root, args):
+    """A setting of the code stated in the text: `NAME = VALUE` at the start of a line of FILE."""
+    if len(args) != 3 or args[2] not in UNITS:
+        raise Error("setting needs FILE NAME UNIT (UNIT one of " + ", ".join(UNITS) + ")")
+    path, name, unit = args
+    try:
+        with open(os.path.join(root, path)) as f:
+            text = f.read()
+    except OSError as e:
+        raise Error(f"setting: {path}: {e.strerror}")
+    m = re.search(rf"^\s*(?:constexpr \w+ )?{re.escape(name)}\s*=\s*([0-9.]+)", text, re.M)
+    if not m:
+        raise Error(f"setting: no line '{name} = NUMBER' in {path}")
+    return f"`{name}` = {float(m.group(1)):g}{unit} (`{path}`)"
+
+
 def generate(root, kind, args):
     if kind == "rows" and len(args) == 1:
         return block_rows(root, args[0])
@@ -390,8 +408,10 @@ def generate(root, kind, args):
         return block_waves(root, args)
     if kind == "partial":
         return block_partial(args)
+    if kind == "setting":
+        return block_setting(root, args)
     raise Error(f"no block '{kind} {' '.join(args)}' (kinds: rows, ladder, table, suite, ceilings, map, "
-                "waves, partial)")
+                "waves, partial, setting)")
 
 
 # --- The Markdown files --------------------------------------------------------------------------
