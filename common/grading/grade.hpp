@@ -21,7 +21,7 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
           const std::string& remote, const std::vector<Shape>& bench_sizes, const std::string& yard,
           const std::string& prog);
 
-// The shapes --grade checks: fixed awkward ones plus random ones drawn from `seed` (with random
+// The shapes a grade checks: fixed awkward ones plus random ones drawn from `seed` (with random
 // padded leading dimensions, alpha and beta); `large` adds three around 1000-2200 (GPU chapters).
 // Every draw is grading_draw(seed, n) for n = 0, 1, ... in a fixed order, and every problem's
 // matrices come from grading_data_seed(seed, its index): a keyed function (SipHash-2-4 with the
