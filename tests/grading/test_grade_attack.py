@@ -40,7 +40,7 @@ gpu = info.kind != "cpu"
 kname = "kernel.cuh" if gpu else "kernel.hpp"
 solution = open(os.path.join(root, "chapters", ch, kname)).read()
 ns = info.ns
-binary = os.path.join(build, "chapters", ch)
+binary = os.path.join(build, "chapters", "grade_" + ch)  # the chapter's grading binary
 grade_py = os.path.join(root, "tools", "grading", "grade.py")
 SEED = 918273645  # distinctive: it must appear in nothing a student sees
 MARKER = "GEMM_GRADE_MARKER_" + secrets.token_hex(8)  # in the grader's environment: never the child's
@@ -52,9 +52,9 @@ ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS=str(os.cpu_coun
            OMP_GEMM_GRADE_TEST=TAG.split("=")[1],
            LD_LIBRARY_PATH=os.pathsep.join([os.path.abspath(root), os.path.join(os.path.abspath(root), "common")]))
 
-if gpu:  # no GPU: the chapter binary says so with exit 77
-    p = subprocess.run([binary, "--sizes", "1", "--reps", "1", "--no-baseline", "--out",
-                        tempfile.mkdtemp()], capture_output=True, text=True)
+if gpu:  # no GPU: the grading binary says so with exit 77 (":check" runs nothing)
+    p = subprocess.run([binary, "--remote", ":check", "--sizes", "1", "--out", tempfile.mkdtemp()],
+                       capture_output=True, text=True)
     if p.returncode == 77:
         skip_or_fail(p.stdout)
     half = "__half" in solution
@@ -891,14 +891,14 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
         failures.append(f"--unsandboxed: exit {q.returncode}, rows {rows_u}, stdout {q.stdout[-800:]} {q.stderr[-800:]}")
 
     # --- speed: the same kernel in process and through the sandboxed child --------------------------
-    # The solution graded through the sandboxed child twice, and run by the chapter binary itself
+    # The solution graded through the sandboxed child twice, and by the grading binary in process
     # three times in between, best against best: a single timing of each is at the mercy of a
     # shared machine. The child's time includes what the grade adds to every batch (the row
     # permutation of B, the digests of C, a round trip): the window below is the bound that
     # overhead must keep. On a GPU that overhead is tens of microseconds a call, so the GPU
     # comparison runs at 8192.
     def in_process():
-        q = subprocess.run([binary, "--grade", "--seed", str(SEED), "--out", os.path.join(tmp, "inproc")] + BAND,
+        q = subprocess.run([binary, "--seed", str(SEED), "--out", os.path.join(tmp, "inproc")] + BAND,
                            capture_output=True, text=True, env=ENV)
         m = re.search(r"^\d+\s+[\d.]+\s+([\d.]+)", q.stdout, re.M)
         return float(m.group(1)) if m else None

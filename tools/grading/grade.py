@@ -3,7 +3,7 @@
 
   grade.py CHAPTER SUBMISSION... [--build BUILD] [--seed N] [--out DIR] [--gradescope]
            [--timeout S] [--time-limit S] [--compile-limit S] [--perf-target PCT]
-           [--perf-points P] [--correct-points P] [--unsandboxed] [-- CHAPTER-BINARY OPTIONS...]
+           [--perf-points P] [--correct-points P] [--unsandboxed] [-- GRADING-BINARY OPTIONS...]
 
 A SUBMISSION is a student's copy of the repository, a folder holding the chapter's kernel file,
 the kernel file itself, or a folder of such submissions (each subfolder is one; a link, a loose
@@ -11,8 +11,8 @@ file or a kernel file at its top gets a FAIL row of its own). From each, only th
 file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox:
 its includes are checked against an allow-list by the compiler's own dependency output, and it is
 compiled alone, as its own translation unit exporting nothing but the contract's gemm, into a
-child process (tools/grading/grade_child.cu) that only computes. The instructor's chapter binary
-(`--grade --remote`) runs that child in a sandbox of its own, which holds the child and its
+child process (tools/grading/grade_child.cu) that only computes. The chapter's grading binary from
+the instructor's build (BUILD/chapters/grade_<chapter>, with `--remote`) runs that child in a sandbox of its own, which holds the child and its
 libraries and nothing else, makes the inputs from the secret seed, checks what the child returns,
 times every run on its own clock (the yardstick with the child stopped) and writes the verdict
 into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
@@ -66,7 +66,7 @@ NOBODY = 65534            # the sandbox's user when grade.py runs as root
 ENTRY = "grade_gemm"      # the one symbol the kernel's object file exports
 KERNEL_BYTES = 1 << 20    # the largest kernel file read
 LOG_BYTES = 1 << 20       # compile.log keeps the compiler's last MiB
-SEED_MAX = (1 << 63) - 1  # the chapter binary's --seed is a signed 64-bit number
+SEED_MAX = (1 << 63) - 1  # the grading binary's --seed is a signed 64-bit number
 # Headers any kernel may include (the chapters' own includes are added per chapter).
 SAFE_CPU = ["<cstdint>", "<cstddef>", "<cstdio>", "<cstdlib>", "<cmath>", "<algorithm>",
             "<type_traits>", "<utility>"]
@@ -836,7 +836,7 @@ class Chapter:
         return os.path.join(build, "child"), None
 
     def launcher(self, child, path, cpu_seconds, memory, cgroup):
-        """Writes the program the chapter binary starts as its child: the kernel's child in its
+        """Writes the program the grading binary starts as its child: the kernel's child in its
         sandbox, which holds the child, its libraries and the loader (for a GPU: the driver's
         libraries, the NVIDIA device files and /sys) and nothing else. The binary gives it stdin
         /dev/null, its pipes on fds 3 and 4, and `path`.log. With `cgroup` (a folder of cgroup v2)
@@ -896,12 +896,12 @@ def compiler_errors(log, own_file_only=False):
 
 
 def run_grade(ch, launcher, work, build, args, extra, verdict, note, who=""):
-    """The instructor's chapter binary grades the child; returns its report or an error. The
+    """The chapter's grading binary grades the child; returns its report or an error. The
     verdict is the JSON it writes into `verdict` (an empty folder of the grader's), read only after
     a clean exit: a grade that was killed or vanished leaves none. While it runs, a line every
     PROGRESS_S seconds says that it still does (a slow kernel's benchmark takes minutes)."""
-    binary = os.path.join(build, "chapters", ch)
-    cmd = [binary, "--grade", "--remote", launcher, "--seed", str(args.seed), "--out", verdict,
+    binary = os.path.join(build, "chapters", "grade_" + ch)
+    cmd = [binary, "--remote", launcher, "--seed", str(args.seed), "--out", verdict,
            "--timeout", str(args.timeout)] + extra
     out = os.path.join(work, "grade.txt")
     with open(out, "w") as f:
@@ -1125,10 +1125,10 @@ def bounded(kind, lo, hi):
 
 
 def check_chapter_options(binary, args, extra):
-    """The chapter binary's own verdict on its part of the command line (its options, sizes and
+    """The grading binary's own verdict on its part of the command line (its options, sizes and
     what fits on this machine), before anything is built: `--remote :check` checks and exits."""
     with tempfile.TemporaryDirectory(prefix="gemm-grade-check-") as tmp:
-        cmd = [binary, "--grade", "--remote", ":check", "--seed", str(args.seed), "--timeout",
+        cmd = [binary, "--remote", ":check", "--seed", str(args.seed), "--timeout",
                str(args.timeout), "--out", tmp] + extra
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
@@ -1175,12 +1175,12 @@ def main():
     ap.add_argument("--unsandboxed", action="store_true",
                     help="grade without bubblewrap (every output says so); not for grades that count")
     argv = sys.argv[1:]
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []  # for the chapter binary
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []  # for the grading binary
     args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     args.build = os.path.abspath(args.build)
     if args.perf_points + args.correct_points <= 0:
         die("--perf-points and --correct-points are both 0: there is nothing to score")
-    for own in ("--seed", "--out", "--remote", "--grade", "--timeout"):
+    for own in ("--seed", "--out", "--remote", "--timeout"):
         if any(e == own or e.startswith(own + "=") for e in extra):
             die(f"{own} after -- is grade.py's to set" + (" (put it before --)" if own in ("--seed", "--timeout", "--out") else ""))
     if any(e == "--device" or e.startswith("--device=") for e in extra):  # the child uses the first GPU it sees
@@ -1189,9 +1189,9 @@ def main():
     c = chapter_of(args.chapter)
     ch, kname = c.id, kernel_name(c)
     SUMMARY_CHAPTER[:] = [ch, kname]
-    binary = os.path.join(args.build, "chapters", ch)
+    binary = os.path.join(args.build, "chapters", "grade_" + ch)  # the chapter's grading binary
     if not os.access(binary, os.X_OK):
-        die(f"{binary} is not built (build the instructor's tree first: ./tutorial build)")
+        die(f"{binary} is not built (./tutorial grade builds it, or ninja -C BUILD chapters/grade_{ch})")
     check_chapter_options(binary, args, extra)
     subs = expand(args.submissions, ch, kname)
 

@@ -1,8 +1,8 @@
 // The child process of a trusted grade: it runs one submitted kernel and nothing else.
 // tools/grading/grade.py builds it, inside a sandbox, from this file and
 // tools/grading/grade_entry.cu, two translation units: this one never sees the submission's source
-// and reaches its kernel through grade_gemm alone. The instructor's chapter binary starts it with
-// --grade --remote; it reads requests on fd 3 and answers on fd 4
+// and reaches its kernel through grade_gemm alone. The chapter's grading binary starts it with
+// --remote; it reads requests on fd 3 and answers on fd 4
 // (common/grading/remote_protocol.hpp). It keeps no verdict and no clock: what it prints goes to a
 // log nobody grades from, and the grade times each batch of calls itself.
 //

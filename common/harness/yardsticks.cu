@@ -1,44 +1,49 @@
-// The cuBLASLt FP8 yardsticks (e4m3 operands, scales, bf16 C), behind the FP8 chapters' contract
-// (harness_fp8.cuh); the backend that times them is the one of every precision (gpu_runner.cu).
+// The yardsticks: cuBLAS (fp32, fp16 with fp32 accumulation) and cuBLASLt's three FP8 modes (fast
+// accumulation, its default, block scales), each behind its chapters' contract (harness_gpu.cuh,
+// harness_fp8.cuh). Every library call is checked by the one macro below; the backend that times
+// them is every precision's (gpu_backend.cu).
 #include <cublasLt.h>
+#include <cublas_v2.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
 
 #include "cuda_check.cuh"
 #include "harness_fp8.cuh"
+#include "harness_gpu.cuh"
 
 namespace gemm {
 
 namespace {
 
-#define GEMM_CUBLASLT_CHECK(call)                                                     \
-    do {                                                                              \
-        cublasStatus_t gemm_st_ = (call);                                             \
-        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                      \
-            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                         cublasLt_status(gemm_st_));                                  \
-            std::exit(1);                                                             \
-        }                                                                             \
+// A cuBLAS or cuBLASLt call (both return cublasStatus_t): "<file>:<line>: <call> failed: <status
+// name> (<message>)" and exit code 1, as GEMM_CUDA_CHECK does for the CUDA runtime.
+#define GEMM_CUBLAS_CHECK(call)                                                            \
+    do {                                                                                   \
+        const cublasStatus_t gemm_st_ = (call);                                            \
+        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                           \
+            std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, #call, \
+                         cublasGetStatusName(gemm_st_), cublasGetStatusString(gemm_st_));  \
+            std::exit(1);                                                                  \
+        }                                                                                  \
     } while (0)
 
-const char* cublasLt_status(cublasStatus_t s) {
-    switch (s) {
-        case CUBLAS_STATUS_NOT_SUPPORTED:
-            return "CUBLAS_STATUS_NOT_SUPPORTED";
-        case CUBLAS_STATUS_INVALID_VALUE:
-            return "CUBLAS_STATUS_INVALID_VALUE";
-        case CUBLAS_STATUS_ARCH_MISMATCH:
-            return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case CUBLAS_STATUS_EXECUTION_FAILED:
-            return "CUBLAS_STATUS_EXECUTION_FAILED";
-        default:
-            return "cuBLAS status (see cublas_api.h)";
+// One handle per device, made on first use (outside any timed region: the warm-up calls make it).
+cublasHandle_t handle() {
+    static cublasHandle_t handles[64] = {};
+    int dev = 0;
+    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
+    if (dev >= 64) {
+        std::fprintf(stderr, "device %d: this harness supports 64 devices\n", dev);
+        std::exit(1);
     }
+    if (!handles[dev]) GEMM_CUBLAS_CHECK(cublasCreate(&handles[dev]));
+    return handles[dev];
 }
 
 // One cuBLASLt plan per problem: descriptors and the heuristic's first algorithm, made once, so
@@ -65,7 +70,7 @@ Lt& lt() {  // per device, made on first use (the warm-up calls make it, outside
     const std::lock_guard<std::mutex> lock(mutex);
     Lt& l = per_device[dev];
     if (!l.handle) {
-        GEMM_CUBLASLT_CHECK(cublasLtCreate(&l.handle));
+        GEMM_CUBLAS_CHECK(cublasLtCreate(&l.handle));
         GEMM_CUDA_CHECK(cudaMalloc(&l.workspace, kWorkspaceBytes));
     }
     return l;
@@ -84,41 +89,41 @@ Plan& plan(Precision scaling, bool fast_accum, int M, int N, int K, int lda, int
     const std::lock_guard<std::mutex> lock(mutex);
     Plan& p = plans[{dev, int(scaling), fast_accum, M, N, K, lda, ldb, ldc}];
     if (p.desc) return p;
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    GEMM_CUBLAS_CHECK(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-    GEMM_CUBLASLT_CHECK(
+    GEMM_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
-    GEMM_CUBLASLT_CHECK(
+    GEMM_CUBLAS_CHECK(
         cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
     const int8_t fast = fast_accum ? 1 : 0;
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
-                                                       &fast, sizeof fast));
+    GEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                                     sizeof fast));
     if (precision_info(scaling).scales == Scales::Blocks) {
         const int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;  // our B
         const int32_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;      // our A
-        GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(
-            p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &a_mode, sizeof a_mode));
-        GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(
-            p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &b_mode, sizeof b_mode));
+        GEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                                                         &a_mode, sizeof a_mode));
+        GEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                                                         &b_mode, sizeof b_mode));
     }
     // Any non-null scale pointers, for the heuristic: the call sets the real ones.
     static const float* placeholder = reinterpret_cast<const float*>(16);
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                       &placeholder, sizeof placeholder));
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                       &placeholder, sizeof placeholder));
-    GEMM_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_8F_E4M3, K, N, ldb));
-    GEMM_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_8F_E4M3, K, M, lda));
-    GEMM_CUBLASLT_CHECK(cublasLtMatrixLayoutCreate(&p.c, CUDA_R_16BF, N, M, ldc));
+    GEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                     &placeholder, sizeof placeholder));
+    GEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                     &placeholder, sizeof placeholder));
+    GEMM_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_8F_E4M3, K, N, ldb));
+    GEMM_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_8F_E4M3, K, M, lda));
+    GEMM_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.c, CUDA_R_16BF, N, M, ldc));
     cublasLtMatmulPreference_t pref = nullptr;
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(
+    GEMM_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    GEMM_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &kWorkspaceBytes, sizeof kWorkspaceBytes));
     const uint32_t align = 16;  // the operands are 16-byte aligned, not more (views, padding)
     for (auto attr :
          {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
           CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
-        GEMM_CUBLASLT_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof align));
+        GEMM_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof align));
     int returned = 0;
     const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt().handle, p.desc, p.a, p.b, p.c,
                                                              p.c, pref, 1, &p.heuristic, &returned);
@@ -141,13 +146,13 @@ void matmul(Precision scaling, bool fast_accum, int M, int N, int K, float alpha
         std::exit(1);
     }
     // cuBLASLt's A is our B (see plan()): its scale is ours of B.
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                       &scale_b, sizeof scale_b));
-    GEMM_CUBLASLT_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                       &scale_a, sizeof scale_a));
-    GEMM_CUBLASLT_CHECK(cublasLtMatmul(lt().handle, p.desc, &alpha, B, p.a, A, p.b, &beta, C, p.c,
-                                       C, p.c, &p.heuristic.algo, lt().workspace, kWorkspaceBytes,
-                                       stream));
+    GEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                     &scale_b, sizeof scale_b));
+    GEMM_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                     &scale_a, sizeof scale_a));
+    GEMM_CUBLAS_CHECK(cublasLtMatmul(lt().handle, p.desc, &alpha, B, p.a, A, p.b, &beta, C, p.c, C,
+                                     p.c, &p.heuristic.algo, lt().workspace, kWorkspaceBytes,
+                                     stream));
 }
 
 bool aligned(const void* p, std::size_t n) {
@@ -155,6 +160,38 @@ bool aligned(const void* p, std::size_t n) {
 }
 
 }  // namespace
+
+std::string cublas_version() {
+    int major = 0, minor = 0, patch = 0;
+    GEMM_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &major));
+    GEMM_CUBLAS_CHECK(cublasGetProperty(MINOR_VERSION, &minor));
+    GEMM_CUBLAS_CHECK(cublasGetProperty(PATCH_LEVEL, &patch));
+    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+// Row-major through a column-major library: a row-major M x N matrix with leading dimension ld is,
+// byte for byte, the column-major N x M matrix of its transpose with the same ld. So row-major
+// C = A * B is column-major C^T = B^T * A^T: ask cuBLAS for an N x M result with the operands
+// swapped (B first, then A) and no transposes. Nothing is copied or transposed.
+void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                  int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    if (M == 0 || N == 0) return;
+    cublasHandle_t h = handle();
+    GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
+    GEMM_CUBLAS_CHECK(
+        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
+}
+
+void cublas_hgemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                  int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    if (M == 0 || N == 0) return;
+    cublasHandle_t h = handle();
+    GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
+    // fp16 inputs, fp32 accumulation and fp32 C: the same computation as the WMMA chapters.
+    GEMM_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16F, ldb,
+                                   A, CUDA_R_16F, lda, &beta, C, CUDA_R_32F, ldc,
+                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
 
 void cublaslt_fp8(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                   const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,

@@ -1,14 +1,15 @@
-#include <cublas_v2.h>
-
+// The one GPU backend, for every precision (precision.hpp): device memory of the precision's types,
+// the chapter and its yardstick (yardsticks.cu) behind one signature, timed with CUDA events after
+// an L2 flush; the device it runs on is device_facts.cu's. The entry points of the GPU chapters
+// (run_gpu_chapter, run_fp8_chapter) and the factories of their backends.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <iomanip>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "device_facts.cuh"
 #include "gpu_backend.cuh"
 #include "gpu_timing.cuh"
 #include "harness_fp8.cuh"
@@ -18,80 +19,6 @@
 namespace gemm {
 
 namespace {
-
-#define GEMM_CUBLAS_CHECK(call)                                                       \
-    do {                                                                              \
-        cublasStatus_t gemm_st_ = (call);                                             \
-        if (gemm_st_ != CUBLAS_STATUS_SUCCESS) {                                      \
-            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-                         cublasGetStatusString(gemm_st_));                            \
-            std::exit(1);                                                             \
-        }                                                                             \
-    } while (0)
-
-// One handle per device, made on first use (outside any timed region: the warm-up calls make it).
-cublasHandle_t handle() {
-    static cublasHandle_t handles[64] = {};
-    int dev = 0;
-    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    if (dev >= 64) {
-        std::fprintf(stderr, "device %d: this harness supports 64 devices\n", dev);
-        std::exit(1);
-    }
-    if (!handles[dev]) GEMM_CUBLAS_CHECK(cublasCreate(&handles[dev]));
-    return handles[dev];
-}
-
-int attribute(cudaDeviceAttr a, int device) {
-    int v = 0;
-    GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, device));
-    return v;
-}
-
-std::string pci_bus_id(int device) {
-    char id[32] = {};
-    GEMM_CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, device));
-    return id;
-}
-
-std::string cublas_version() {
-    int major = 0, minor = 0, patch = 0;
-    GEMM_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &major));
-    GEMM_CUBLAS_CHECK(cublasGetProperty(MINOR_VERSION, &minor));
-    GEMM_CUBLAS_CHECK(cublasGetProperty(PATCH_LEVEL, &patch));
-    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
-
-// FP32 lanes per SM: 64 on Turing (7.5) and A100 (8.0), 128 from 8.6 on.
-int fp32_lanes_per_sm(int cc) {
-    return cc >= 86 ? 128 : 64;
-}
-
-// Dense fp16-input, fp32-accumulate tensor-core FLOP per SM per clock, from the datasheets of the
-// data-centre parts of each generation (GeForce parts of 8.6 and 8.9 run fp32 accumulation at half
-// this rate). 0 when unknown.
-int tensor_flop_per_sm_clock(int cc) {
-    switch (cc) {
-        case 75:
-            return 1024;  // T4
-        case 80:
-            return 2048;  // A100
-        case 86:
-            return 512;  // A10, A40, RTX A6000
-        case 87:
-            return 1024;  // Jetson Orin
-        case 89:
-            return 512;  // L4, L40
-        case 90:
-            return 4096;  // H100, H200 (wgmma; mma.sync reaches about two thirds)
-        case 100:
-            return 8192;  // B200
-        case 120:
-            return 512;  // RTX PRO Blackwell
-        default:
-            return 0;
-    }
-}
 
 template <class T>
 using GpuGemm = void (*)(int, int, int, float, const T*, int, const T*, int, float, float*, int,
@@ -105,7 +32,8 @@ DeviceBackend::DeviceBackend(int device, const char* yardstick_name, bool l2_flu
     // Twice the L2, written before every timed run, leaves none of the operands there: each
     // run starts as a GEMM after other work would, and the chapter and cuBLAS alike.
     if (l2_flush)
-        flush_ = DeviceBuffer<char>(2 * std::size_t(attribute(cudaDevAttrL2CacheSize, device)));
+        flush_ =
+            DeviceBuffer<char>(2 * std::size_t(device_attribute(cudaDevAttrL2CacheSize, device)));
 }
 DeviceBackend::~DeviceBackend() {
     cudaStreamDestroy(stream_);
@@ -366,50 +294,17 @@ private:
 
 }  // namespace
 
-int select_device(const Options& o, const ChapterInfo& info) {
-    std::string why;
-    if (!cuda_device_available(&why)) throw NoDevice(why);
-    int count = 0;
-    GEMM_CUDA_CHECK(cudaGetDeviceCount(&count));
-    if (o.device >= count)
-        throw UsageError("--device " + std::to_string(o.device) + ": this machine has " +
-                         std::to_string(count) + " CUDA device(s), numbered from 0");
-    GEMM_CUDA_CHECK(cudaSetDevice(o.device));
-    const int cc = 10 * attribute(cudaDevAttrComputeCapabilityMajor, o.device) +
-                   attribute(cudaDevAttrComputeCapabilityMinor, o.device);
-    if (cc < info.min_cc || (info.max_cc > 0 && cc > info.max_cc)) {
-        cudaDeviceProp prop{};
-        GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
-        std::ostringstream s;
-        s << "this chapter needs a GPU of compute capability " << info.min_cc / 10 << "."
-          << info.min_cc % 10;
-        if (info.max_cc == info.min_cc)
-            s << " exactly (its sm_" << info.min_cc << "a code runs on that generation only)";
-        else if (info.max_cc > 0)
-            s << " to " << info.max_cc / 10 << "." << info.max_cc % 10;
-        else
-            s << " or newer";
-        s << ", and device " << o.device << " (" << prop.name << ") has " << cc / 10 << "."
-          << cc % 10 << ".";
-        throw NoDevice(s.str());
-    }
-    return o.device;
-}
-
 namespace {
 
-// Every GPU chapter binary: the chapter's gemm() for `precision`, timed beside the yardstick that
-// precision names (precision.hpp).
-int run_gpu(int argc, char** argv, const ChapterInfo& info, Precision precision, Call gemm,
-            bool remote = true) {
-    return run_chapter(argc, argv, info, precision, [&, remote](const Options& o) {
-        if (!remote && !o.remote.empty())  // the --remote protocol carries fp32 and fp16 alone
-            throw UsageError("--remote: the FP8 chapters are graded in one process");
+// The chapter's gemm() for `precision`, timed beside the yardstick that precision names
+// (precision.hpp), on the device the options name.
+BackendFactory make_factory(const ChapterInfo& info, Precision precision, Call gemm) {
+    return [info, precision, gemm](const Options& o) {
         const int dev = select_device(o, info);
         return std::unique_ptr<Backend>(new GpuBackend(dev, gemm, yardstick_call(precision),
                                                        precision_info(precision).yardstick_name,
                                                        o.l2_flush));
-    });
+    };
 }
 
 GpuBackend current_device_backend(Call gemm) {
@@ -420,115 +315,48 @@ GpuBackend current_device_backend(Call gemm) {
 
 }  // namespace
 
-// Row-major through a column-major library: a row-major M x N matrix with leading dimension ld is,
-// byte for byte, the column-major N x M matrix of its transpose with the same ld. So row-major
-// C = A * B is column-major C^T = B^T * A^T: ask cuBLAS for an N x M result with the operands
-// swapped (B first, then A) and no transposes. Nothing is copied or transposed.
-void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
-                  int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
-    if (M == 0 || N == 0) return;
-    cublasHandle_t h = handle();
-    GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
-    GEMM_CUBLAS_CHECK(
-        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A, lda, &beta, C, ldc));
+BackendFactory gpu_backend(const ChapterInfo& info, GpuGemmF32 gemm) {
+    return make_factory(info, Precision::F32, wrap<float>(gemm));
 }
 
-void cublas_hgemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
-                  int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
-    if (M == 0 || N == 0) return;
-    cublasHandle_t h = handle();
-    GEMM_CUBLAS_CHECK(cublasSetStream(h, stream));
-    // fp16 inputs, fp32 accumulation and fp32 C: the same computation as the WMMA chapters.
-    GEMM_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_16F, ldb,
-                                   A, CUDA_R_16F, lda, &beta, C, CUDA_R_32F, ldc,
-                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+BackendFactory gpu_backend(const ChapterInfo& info, GpuGemmF16 gemm) {
+    return make_factory(info, Precision::F16, wrap<__half>(gemm));
 }
 
-bool cuda_device_available(std::string* why) {
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess) {
-        // Without a GPU (or its driver) the runtime reports an old driver or no device.
-        const bool absent = err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice;
-        if (why)
-            *why =
-                std::string(absent ? "no NVIDIA GPU with a driver for CUDA " +
-                                         std::to_string(CUDART_VERSION / 1000) + " on this machine"
-                                   : "no usable CUDA device on this machine") +
-                " (cudaGetDeviceCount: " + cudaGetErrorString(err) + ").";
-        cudaGetLastError();  // clear the sticky error
-        return false;
+BackendFactory gpu_backend(const ChapterInfo& info, Precision precision, GpuGemmFp8 gemm) {
+    return make_factory(info, precision, wrap(gemm));
+}
+
+Precision fp8_precision(const ChapterInfo& info) {
+    Precision precision = Precision::E4M3;
+    try {
+        precision = precision_from_list(info.precision);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(info.id + ": " + e.what() + " (chapters/chapters.txt)");
     }
-    if (count == 0) {
-        if (why) *why = "no CUDA device on this machine.";
-        return false;
-    }
-    return true;
-}
-
-Peaks device_peaks(int device) {
-    cudaDeviceProp prop{};
-    GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    const int cc = 10 * prop.major + prop.minor;
-    const double clock_ghz = attribute(cudaDevAttrClockRate, device) * 1e-6;
-    const double mem_ghz = attribute(cudaDevAttrMemoryClockRate, device) * 1e-6;
-    const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
-    Peaks p;
-    p.device = prop.name;
-    p.fp32_gflops = double(prop.multiProcessorCount) * fp32_lanes_per_sm(cc) * 2.0 * clock_ghz;
-    p.fp16_tensor_gflops =
-        double(prop.multiProcessorCount) * tensor_flop_per_sm_clock(cc) * clock_ghz;
-    p.bandwidth_gbs = 2.0 * mem_ghz * bus_bits / 8.0;  // double data rate
-    return p;
-}
-
-std::string device_report(int device) {
-    cudaDeviceProp prop{};
-    GEMM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    const Peaks pk = device_peaks(device);
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(1);
-    s << "device " << device << ": " << prop.name << ", compute capability " << prop.major << "."
-      << prop.minor << ", " << prop.multiProcessorCount << " SMs at up to "
-      << attribute(cudaDevAttrClockRate, device) / 1000.0 << " MHz\n"
-      << "memory: " << double(prop.totalGlobalMem) / (1 << 30) << " GiB, "
-      << attribute(cudaDevAttrGlobalMemoryBusWidth, device) << "-bit bus at "
-      << attribute(cudaDevAttrMemoryClockRate, device) / 1000.0 << " MHz, peak " << pk.bandwidth_gbs
-      << " GB/s; L2 " << prop.l2CacheSize / (1 << 20) << " MiB; shared memory per block up to "
-      << prop.sharedMemPerBlockOptin / 1024 << " KiB\n"
-      << "peaks (theoretical, at the boost clock): fp32 CUDA cores " << pk.fp32_gflops
-      << " GFLOP/s; ";
-    if (pk.fp16_tensor_gflops > 0)
-        s << "fp16 tensor cores (fp32 accumulate, dense) about " << pk.fp16_tensor_gflops
-          << " GFLOP/s\n";
-    else
-        s << "fp16 tensor cores: unknown for this architecture\n";
-    return s.str();
+    if (precision_info(precision).inputs != Inputs::E4M3Codes)
+        throw std::invalid_argument(info.id + ": precision " + info.precision +
+                                    " has no e4m3 inputs");
+    return precision;
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF32 gemm) {
-    return run_gpu(argc, argv, info, Precision::F32, wrap<float>(gemm));
+    return run_chapter(argc, argv, info, Precision::F32, gpu_backend(info, gemm));
 }
 
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF16 gemm) {
-    return run_gpu(argc, argv, info, Precision::F16, wrap<__half>(gemm));
+    return run_chapter(argc, argv, info, Precision::F16, gpu_backend(info, gemm));
 }
 
 int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm) {
     Precision precision = Precision::E4M3;
     try {
-        precision = precision_from_list(info.precision);
+        precision = fp8_precision(info);
     } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "run_fp8_chapter: %s: %s (chapters/chapters.txt)\n", info.id.c_str(),
-                     e.what());
+        std::fprintf(stderr, "run_fp8_chapter: %s\n", e.what());
         return 2;
     }
-    if (precision_info(precision).inputs != Inputs::E4M3Codes) {
-        std::fprintf(stderr, "run_fp8_chapter: %s: precision %s has no e4m3 inputs\n",
-                     info.id.c_str(), info.precision.c_str());
-        return 2;
-    }
-    return run_gpu(argc, argv, info, precision, wrap(gemm), false);
+    return run_chapter(argc, argv, info, precision, gpu_backend(info, precision, gemm));
 }
 
 CheckResult check_gpu_gemm(GpuGemmF32 gemm, const Problem& p, CheckMode mode) {
