@@ -9,11 +9,11 @@ Checked:
   exists (code blocks, fenced or indented, are commands and HTML comments notes: skipped;
   plots/latest/ is never committed; a path with *, {, NN, < or $ is a pattern). A link to chapters/<id>/ of a chapter agreed in docs/reading-order.md's numbering
   table but not yet on the list is reported, not failed;
-- every citation by commit, "git show COMMIT:PATH" (history pruned from the tree, docs/history.md),
-  names a commit of this repository's history and a file or folder at that commit (git cat-file -e
-  COMMIT:PATH; {a,b} alternatives each, as the shell expands them; no * or ?, which git show does
-  not expand); then doctored citations (a path changed, an unknown commit, a pattern) must be
-  reported. Without the history (not a git checkout, or a shallow clone) these checks cannot run:
+- every citation by commit, "git show COMMIT:PATH" or "git archive COMMIT PATH" (history pruned
+  from the tree, docs/history.md), code blocks included, names a commit of this repository's
+  history and a file or folder at that commit (git cat-file -e COMMIT:PATH; {a,b} alternatives
+  each, as the shell expands them; no * or ?, which git show does not expand); then doctored
+  citations (a path changed, an unknown commit, a pattern) must be reported. Without the history (not a git checkout, or a shallow clone) these checks cannot run:
   the test says so and exits 77 (skipped) if nothing else failed;
 - the README's chapter map: every chapter of chapters/chapters.txt in it, in order, each with its
   link and "9.0 only" exactly for the Hopper chapters; a row for an agreed chapter not yet on the
@@ -95,6 +95,8 @@ SOURCES = re.compile(r"(?<![\w/.$])((?:tools|tests)/[A-Za-z0-9_/]+"
 # The citation may break across a line (git show\nCOMMIT:PATH); PATH ends at a space, a backtick, a
 # closing bracket or the end of a sentence; <, NN and $ make it a pattern, as for plots/ paths.
 CITATION = re.compile(r"git\s+show\s+([0-9a-f]{7,40}):([^\s`)\]]+)")
+# `git archive COMMIT PATH` brings a folder back: the same check, PATH at COMMIT.
+ARCHIVE = re.compile(r"git\s+archive\s+([0-9a-f]{7,40})\s+([^\s`)\]|;>]+)")
 
 
 def git(*args):
@@ -125,7 +127,8 @@ def citation_problems(commit, path):
     if any(c in path for c in "*?"):
         return [f"git show {commit}:{path}: git show does not expand * or ?; cite the folder"]
     if git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
-        return [f"git show {commit}:{path}: {commit} is no commit of this repository"]
+        return [f"git show {commit}:{path}: {commit} is no commit of this repository (or this "
+                f"checkout lacks part of its history: git fetch)"]
     return [f"git show {commit}:{path}: {p} is not in commit {commit}"
             for p in expand(path) if git("cat-file", "-e", f"{commit}:{p}").returncode != 0]
 
@@ -133,7 +136,7 @@ def citation_problems(commit, path):
 def citations(text):
     """[(commit, path)] of the text's citations by commit, patterns (<, NN, $) left out."""
     out = []
-    for commit, path in CITATION.findall(text):
+    for commit, path in CITATION.findall(text) + ARCHIVE.findall(text):
         path = path.rstrip(".,:;")
         if not any(s in path for s in ("<", "NN", "$")):
             out.append((commit, path))
@@ -310,6 +313,8 @@ if not no_history:
             expect(found, f"a doctored citation, git show {c}:{p}, is reported")
     expect(citations("`git show\n" + head + ":tests/tools/test_docs.py`.") ==
            [(head, "tests/tools/test_docs.py")], "a citation broken across a line is read whole")
+    expect(citations(f"git archive {head} tests/tools | tar -x") == [(head, "tests/tools")],
+           "git archive COMMIT PATH is a citation too")
     expect(not citation_problems(head, "tests/tools/{test_docs,test_report}.py"),
            "{a,b} alternatives that exist are found")
     expect(citation_problems(head, "tests/tools/{test_docs,test_nothing}.py"),
