@@ -39,7 +39,8 @@ cuts it into passages (paragraphs, list items, tables with their caption), and f
 percentage, TFLOP/s, GB/s and µs figure. A figure passes when it
   - lies inside a block (and the block is current), or
   - is in a passage that cites a source (a path under plots/, or history as `git show COMMIT:PATH`;
-    a table also takes the citations of the paragraph before and after it) and one of the cited
+    a table also takes the citations of the paragraph before and after it, and every passage the
+    `git show` citations of the first paragraph after its section's heading) and one of the cited
     files holds it: the same number at the figure's precision, directly or per 1000 (GFLOPS as
     TFLOP/s, ms as µs). A `git show` source whose commit a shallow clone lacks is taken as
     cited, with a note (in a full clone it fails); or
@@ -660,11 +661,21 @@ def check_figures(root, report=None):
         with open(os.path.join(root, path), errors="replace") as f:
             text = f.read()
         ps = passages(text)
+        section_git, after_heading = [], False
         for i, (line, body) in enumerate(ps):
+            # A section's history source: the `git show` citations of the first passage after
+            # its heading (docs/history.md: "Moved from ... (in place: `git show C:P`)") hold for
+            # every passage of the section.
+            if body.lstrip().startswith("#"):
+                section_git, after_heading = [], True
+                continue
+            if after_heading:
+                section_git, after_heading = citations(body)[0], False
             figs = figures(body)
             if not figs:
                 continue
             git, paths = citations(body)
+            git = git + [c for c in section_git if c not in git]
             if body.lstrip().startswith("|"):  # a table: its caption before and after
                 for j in (i - 1, i + 1):
                     if 0 <= j < len(ps):
