@@ -214,8 +214,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 for (int kt = u.kb; kt < u.ke; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    load_stage<Cfg>(&map_a, &map_b, As + s * A_STAGE, Bs + s * B_STAGE, &full[s],
-                                    kt, m0, n0, rank);
+                    load_stage<Cfg>(&map_a, &map_b, As, Bs, full, s, kt, m0, n0, rank);
                 }
             }
         }

@@ -162,8 +162,8 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                 for (int kt = kb; kt < ke; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    load_stage<Cfg>(&map_a, &map_b, As + s * A_STAGE, Bs + s * B_STAGE, &full[s],
-                                    kt, m0, n0, 0);  // (MT, BK) of A, (BK, 64) of B
+                    load_stage<Cfg>(&map_a, &map_b, As, Bs, full, s, kt, m0, n0,
+                                    0);  // (MT, BK) of A, (BK, 64) of B
                 }
             }
         }

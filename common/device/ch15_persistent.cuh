@@ -128,23 +128,23 @@ __device__ inline void release(uint64_t* empty, int lane) {
     }
 }
 
-// The producer fills one stage with k-tile kt: its (BM, BK) box of A, and all of B's (BK, 64)
+// The producer fills stage s with k-tile kt: its (BM, BK) box of A, and all of B's (BK, 64)
 // boxes, its own share (B_PART of them, multicast to the cluster) and those its partners multicast.
 template <class Cfg>
-__device__ inline void load_stage(const CUtensorMap* map_a, const CUtensorMap* map_b, __half* a,
-                                  __half* b, uint64_t* full, int kt, int m0, int n0,
+__device__ inline void load_stage(const CUtensorMap* map_a, const CUtensorMap* map_b, __half* As,
+                                  __half* Bs, uint64_t* full, int s, int kt, int m0, int n0,
                                   unsigned rank) {
-    mbar_arrive_expect_tx(full, Cfg::STAGE_BYTES);
-    tma_load(a, map_a, kt * BK, m0, full);
+    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
+    tma_load(As + s * Cfg::A_STAGE, map_a, kt * BK, m0, &full[s]);
 #pragma unroll
     for (int p = 0; p < Cfg::B_PART; ++p) {  // this block's share of B's boxes
         const int j = int(rank) * Cfg::B_PART + p;
-        __half* dst = b + j * BK * B_BOX;
+        __half* dst = Bs + s * Cfg::B_STAGE + j * BK * B_BOX;
         if constexpr (Cfg::CLUSTER > 1)
-            tma_load_multicast(dst, map_b, n0 + j * B_BOX, kt * BK, full,
+            tma_load_multicast(dst, map_b, n0 + j * B_BOX, kt * BK, &full[s],
                                uint16_t((1u << Cfg::CLUSTER) - 1));
         else
-            tma_load(dst, map_b, n0 + j * B_BOX, kt * BK, full);
+            tma_load(dst, map_b, n0 + j * B_BOX, kt * BK, &full[s]);
     }
 }
 
