@@ -132,7 +132,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                    const __grid_constant__ CUtensorMap map_b, const SplitK split, int M, int N,
                    float alpha, float beta, float* C, int ldc, float* partials, int ldp,
                    unsigned* arrived) {
-    constexpr int STAGES = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN;
+    constexpr int STAGES = Cfg::STAGES;
     constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
     extern __shared__ unsigned char smem_raw[];
     unsigned char* smem = swizzle_aligned(smem_raw);
