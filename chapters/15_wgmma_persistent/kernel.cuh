@@ -29,15 +29,15 @@ namespace ch15 {
 using namespace sm90;
 using namespace pipeline;  // Config, BK, STAGES, WG, WGMMA_M, WGMMA_K, B_BOX (chapter 15)
 
-namespace configs {                                  // the steps of the README's table
-using single = Config<1, false, false>;              // chapter 14's schedule
-using persistent = Config<1, true, false>;           // one block per SM
-using cluster2 = Config<2, false, false>;            // B multicast to a pair, a block per tile
-using persistent_cluster2 = Config<2, true, false>;  // both
-using best = Config<2, true, true>;                  // both, and C through TMA stores
+namespace configs {                                       // the steps of the README's table
+using single = Config<1, 256, false, false>;              // chapter 14's schedule
+using persistent = Config<1, 256, true, false>;           // one block per SM
+using cluster2 = Config<2, 256, false, false>;            // B multicast to a pair, a block per tile
+using persistent_cluster2 = Config<2, 256, true, false>;  // both
+using best = Config<2, 256, true, true>;                  // both, and C through TMA stores
 // Not a step: `single` with chapter 14's consumer loop (wait_group 0, release at once), to tell
 // what `single` loses against chapter 14 (README).
-using single_wait0 = Config<1, false, false, 256, 8, 0>;
+using single_wait0 = Config<1, 256, false, false, 8, 0>;
 }  // namespace configs
 
 // The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are

@@ -31,11 +31,11 @@ namespace ch17 {
 using namespace sm90;
 using namespace pipeline;  // Config, BK, STAGES, WG, WGMMA_M, WGMMA_K, B_BOX (chapter 15)
 
-namespace configs {          // the steps of the README's table
-using cluster2 = Config<2>;  // chapter 15's tile: pairs of (128, 256) sharing B
-using rows128 = Config<1>;   // (128, 256), no cluster: M <= 128 leaves half a pair empty
-using n128 = Config<1, true, true, 128>;  // (128, 128): twice the tiles of rows128
-using n64 = Config<1, true, true, 64>;    // (128, 64): four times
+namespace configs {           // the steps of the README's table
+using cluster2 = Config<2>;   // chapter 15's tile: pairs of (128, 256) sharing B
+using rows128 = Config<1>;    // (128, 256), no cluster: M <= 128 leaves half a pair empty
+using n128 = Config<1, 128>;  // (128, 128): twice the tiles of rows128
+using n64 = Config<1, 64>;    // (128, 64): four times
 }  // namespace configs
 
 // ---- the schedule: which k-tiles of which tiles each worker computes ----------------------------

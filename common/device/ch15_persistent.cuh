@@ -28,14 +28,14 @@ constexpr int WGMMA_M = 64, WGMMA_K = 16;  // one wgmma: (64, 16) x (16, BN)
 constexpr int B_BOX = 64;                  // columns of B per TMA box: 64 halves = 128 bytes
 static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
 
-// CLUSTER: blocks per cluster, stacked along M, sharing one B tile. PERSISTENT: one block per SM
-// looping over tiles (else one block per tile, as in chapter 14). STORE_TMA: the epilogue writes C
-// through shared memory and TMA stores (else straight from registers, as in chapter 14). BN: the
-// tile's columns, wgmma's N (256; 128 or 64 from chapter 16 on). Two consumer warpgroups of 64 rows
+// CLUSTER: blocks per cluster, stacked along M, sharing one B tile. BN: the tile's columns, wgmma's
+// N (256; 128 or 64 from chapter 16 on). PERSISTENT: one block per SM looping over tiles (else one
+// block per tile, as in chapter 14). STORE_TMA: the epilogue writes C through shared memory and TMA
+// stores (else straight from registers, as in chapter 14). Two consumer warpgroups of 64 rows
 // make the block tile BM = 128 high (three, 192-row tiles, take 512 threads, which start with 128
 // registers each: ptxas cannot fit wgmma's 128 accumulators in that). GROUP_M: cluster rows walked
 // together. IN_FLIGHT: k-tiles of wgmmas a consumer leaves running (1; 0 is chapter 14's loop).
-template <int CLUSTER_, bool PERSISTENT_ = true, bool STORE_TMA_ = true, int BN_ = 256,
+template <int CLUSTER_, int BN_ = 256, bool PERSISTENT_ = true, bool STORE_TMA_ = true,
           int GROUP_M_ = 8, int IN_FLIGHT_ = 1>
 struct Config {
     static constexpr int CLUSTER = CLUSTER_, BN = BN_, CONSUMERS = 2, GROUP_M = GROUP_M_;
