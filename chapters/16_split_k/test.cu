@@ -2,12 +2,16 @@
 // double-precision reference on the shapes of tests/cases.hpp and of its TMA paths, and each named
 // configuration on the shapes that take every path of the split (tests/split_checks.cuh). On the
 // host alone (TEST_SUITE "host", run as host_16_split_k on any machine): every split hands every
-// k-tile of every tile to exactly one unit, and the split is the one the README says for its
-// worked examples.
+// k-tile of every tile to exactly one unit, the split is the one the README says for its worked
+// examples, and the README's partial-cost block is of the kernel's constants.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "gpu_checks.cuh"
@@ -97,7 +101,7 @@ TEST_SUITE("host") {
         const Example table[] = {
             {"128 x 8192 x 8192, rows128", 32, 128, 132, 4},
             {"1024 x 1024 x 32768, cluster2", 16, 512, 66, 4},
-            {"64 x 64 x 262144, n64", 1, 4096, 132, 132},
+            {"64 x 64 x 262144, rows128", 1, 4096, 132, 132},
             {"1024 x 1024 x 1024, cluster2", 16, 16, 66, 2},
             {"4096 x 4096 x 4096, cluster2", 256, 64, 66, 1},
             {"512 x 4096 x 512, cluster2", 32, 8, 66, 1},
@@ -109,6 +113,36 @@ TEST_SUITE("host") {
                             << " workers -> " << splits << " slices");
             CHECK(splits == e.splits);
         }
+    }
+
+    // The README's partial-cost arithmetic is generated (tools/reporting/text_numbers.py, block
+    // `partial BM BN BK CLUSTER MIN_SLICE`) from arguments that must be the kernel's own constants.
+    TEST_CASE("16_split_k: the README's partial arithmetic is of the kernel's constants") {
+        std::ifstream f(std::string(GEMM_SOURCE_ROOT) + "/chapters/16_split_k/README.md");
+        REQUIRE(f.good());
+        std::string line, args, text;
+        const std::string begin = "<!-- numbers:begin partial ";
+        while (std::getline(f, line))
+            if (line.rfind(begin, 0) == 0) {
+                args = line.substr(begin.size());
+                std::getline(f, text);  // the generated sentence
+            }
+        REQUIRE_MESSAGE(!args.empty(), "chapters/16_split_k/README.md has no partial block");
+        std::istringstream in(args);
+        int BM = 0, BN = 0, BK = 0, cluster = 0, min_slice = 0;
+        in >> BM >> BN >> BK >> cluster >> min_slice;
+        CHECK(BM == ch16::configs::rows128::BM);
+        CHECK(BN == ch16::configs::rows128::BN);
+        CHECK(BK == ch16::BK);
+        CHECK(cluster == ch16::configs::cluster2::CLUSTER);
+        CHECK(min_slice == ch16::MIN_SLICE);
+        // The arithmetic itself: a (BM, BN) fp32 partial written and read back, against a k-tile of
+        // fp16 A and B; the block states it to a tenth.
+        const double k_tiles = 2.0 * BM * BN * 4 / ((BM * BK + BK * BN) * 2.0);
+        char said[32];
+        std::snprintf(said, sizeof said, "about %.1f k-tiles", k_tiles);
+        CAPTURE(text);
+        CHECK(text.find(said) != std::string::npos);
     }
 }
 

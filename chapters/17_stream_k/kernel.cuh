@@ -22,44 +22,15 @@
 #include <utility>
 
 #include "cuda_check.cuh"
-#include "device/aligned_operands.cuh"
+#include "device/ch15_persistent.cuh"  // chapter 15's pipeline: Config, TileOrder, barriers, maps
 #include "device/sm90.cuh"
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch17 {
 
 using namespace sm90;
+using namespace pipeline;  // Config, BK, STAGES, WG, WGMMA_M, WGMMA_K, B_BOX (chapter 15)
 
-constexpr int BK = 64;                     // block tile depth; BM and BN are the Config's
-constexpr int STAGES = 4;                  // tiles in flight
-constexpr int WG = 128;                    // threads per warpgroup
-constexpr int WGMMA_M = 64, WGMMA_K = 16;  // one wgmma: (64, 16) x (16, BN)
-constexpr int B_BOX = 64;                  // columns of B per TMA box: 64 halves = 128 bytes
-static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
-
-// CLUSTER: blocks per cluster, stacked along M, sharing one B tile (chapter 15). BN: the tile's
-// columns, wgmma's N (256, 128 or 64). Two consumer warpgroups of 64 rows: BM = 128. GROUP_M:
-// cluster rows walked together. Persistent, TMA stores, one k-tile in flight: chapter 15's best.
-template <int CLUSTER_, int BN_ = 256, int GROUP_M_ = 8>
-struct Config {
-    static constexpr int CLUSTER = CLUSTER_, BN = BN_, CONSUMERS = 2, GROUP_M = GROUP_M_;
-    static constexpr int BM = WGMMA_M * CONSUMERS, THREADS = WG * (1 + CONSUMERS);
-    static constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128
-    static constexpr int A_STAGE = BM * BK, B_STAGE = BK * BN;  // halves
-    static constexpr int STAGE_BYTES = (A_STAGE + B_STAGE) * int(sizeof(__half));
-    // C goes out in TMA boxes of (64, 32) floats (32 floats: one 128-byte swizzle row), through two
-    // buffers per consumer.
-    static constexpr int C_BOX = 32, C_CHUNK_BYTES = 2 * 64 * C_BOX * int(sizeof(float));
-    static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + CONSUMERS * C_CHUNK_BYTES + 1024;
-    // Registers per thread after setmaxnreg: the consumers take what the producer gives up, within
-    // the 64K of the SM (multiples of 8).
-    static constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
-    static_assert(BN == 256 || BN == 128 || BN == 64, "wgmma m64nBNk16: 256, 128 or 64 columns");
-    static constexpr int B_PART = BN / B_BOX / CLUSTER;  // B boxes each block copies
-    static_assert(CLUSTER >= 1 && (BN / B_BOX) % CLUSTER == 0,
-                  "the cluster's blocks split B's boxes evenly");
-    static_assert(WG * (PRODUCER_REGS + CONSUMERS * CONSUMER_REGS) <= 65536, "the register file");
-};
 namespace configs {           // the steps of the README's table
 using cluster2 = Config<2>;   // chapter 15's tile: pairs of (128, 256) sharing B
 using rows128 = Config<1>;    // (128, 256), no cluster: M <= 128 leaves half a pair empty
@@ -145,7 +116,7 @@ struct WorkerUnits {
 // of workers per tile, when there are fewer tiles than workers. hybrid: whole tiles for all but
 // the last one or two waves, whose iterations are divided evenly (equal depth when few).
 enum class Split { data_parallel, stream_k, equal_depth, hybrid };
-constexpr int MIN_SK_ITERS = 8;  // k-tiles per stream-K range at least: a partial costs ~2 k-tiles
+constexpr int MIN_SK_ITERS = 8;  // k-tiles per range at least (a partial: ~5.3 k-tiles of bytes)
 
 inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
     Schedule s;
@@ -185,25 +156,6 @@ inline int max_pieces(const Schedule& s) {
 }
 constexpr int FEW_PIECES = 4;  // pieces per tile at most that the kernel adds itself
 
-// The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are
-// walked in grouped order (GROUP_M cluster rows at a time, column by column) so that the tiles in
-// flight together share their rows of A and columns of B in L2.
-template <class Cfg>
-struct TileOrder {
-    int tiles_m, tiles_n;  // cluster tiles down and across C
-    // The first row and column of C that the block of cluster rank `rank` computes in tile t.
-    __device__ void origin(int t, unsigned rank, int& m0, int& n0) const {
-        m0 = 0, n0 = 0;
-        // BEGIN SOLUTION: the grouped order, then this block's BM rows within the cluster tile
-        const int group = t / (Cfg::GROUP_M * tiles_n), in_group = t % (Cfg::GROUP_M * tiles_n);
-        const int group_rows = min(tiles_m - group * Cfg::GROUP_M, Cfg::GROUP_M);
-        const int tm = group * Cfg::GROUP_M + in_group % group_rows, tn = in_group / group_rows;
-        m0 = (tm * Cfg::CLUSTER + int(rank)) * Cfg::BM;
-        n0 = tn * Cfg::BN;
-        // END SOLUTION
-    }
-};
-
 // Worker w's partial of tile t, block `rank` of its cluster: a (BM, BN) fp32 tile, row-major.
 template <class Cfg>
 __host__ __device__ inline std::size_t partial_slot(const Schedule& s, int w, int t, int rank) {
@@ -235,10 +187,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
     constexpr int CLUSTER = Cfg::CLUSTER, CONSUMERS = Cfg::CONSUMERS, BM = Cfg::BM, BN = Cfg::BN;
     constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
     extern __shared__ unsigned char smem_raw[];
-    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
-    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
-    unsigned char* smem = reinterpret_cast<unsigned char*>(
-        (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    unsigned char* smem = swizzle_aligned(smem_raw);
     __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, BM, BK), swizzled
     __half* Bs = As + STAGES * A_STAGE;            // (STAGES, BN / 64, BK, 64), swizzled
     __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
@@ -246,22 +195,10 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
 
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;  // this block's place in its cluster
-    const TileOrder<Cfg> order{(M + CLUSTER * BM - 1) / (CLUSTER * BM), (N + BN - 1) / BN};
+    const TileOrder<Cfg> order = TileOrder<Cfg>::of(M, N);
     const int worker = blockIdx.x / CLUSTER;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], 1);  // the producer's arrive (+ the TMA bytes)
-            mbar_init(&empty[s], CONSUMERS * 4 * CLUSTER);  // every consumer warp of the cluster
-        }
-        fence_barrier_init();  // the copy engine and the cluster's other block see them
-    }
-    // The barriers of every block of the cluster exist before anyone copies into or arrives on
-    // them.
-    if constexpr (CLUSTER > 1)
-        cluster_sync();
-    else
-        __syncthreads();
+    init_barriers<STAGES, CLUSTER>(full, empty, CONSUMERS * 4 * CLUSTER);  // every consumer warp
 
     if (wg == 0) {
         setmaxnreg_dec<Cfg::PRODUCER_REGS>();
@@ -277,19 +214,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 for (int kt = u.kb; kt < u.ke; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    // Its A, and all of B's boxes, its own and those its partner multicasts.
-                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
-                    tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);
-#pragma unroll
-                    for (int p = 0; p < Cfg::B_PART; ++p) {  // this block's share of B's boxes
-                        const int j = int(rank) * Cfg::B_PART + p;
-                        __half* dst = Bs + s * B_STAGE + j * BK * B_BOX;
-                        if constexpr (CLUSTER > 1)
-                            tma_load_multicast(dst, &map_b, n0 + j * B_BOX, kt * BK, &full[s],
-                                               uint16_t((1u << CLUSTER) - 1));
-                        else
-                            tma_load(dst, &map_b, n0 + j * B_BOX, kt * BK, &full[s]);
-                    }
+                    load_stage<Cfg>(&map_a, &map_b, As, Bs, full, s, kt, m0, n0, rank);
                 }
             }
         }
@@ -298,17 +223,8 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
         setmaxnreg_inc<Cfg::CONSUMER_REGS>();
         const int row0 = (wg - 1) * WGMMA_M;  // this warpgroup's first row in the block tile
         const int warp = tid / 32, lane = tid % 32;
-        // Stage s is free again once every consumer warp of the cluster says so: its copies came
-        // from every block's producer.
-        auto release = [&](int s) {
-            if (lane != 0) return;
-            if constexpr (CLUSTER > 1) {
-#pragma unroll
-                for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(&empty[s], c);
-            } else {
-                mbar_arrive(&empty[s]);
-            }
-        };
+        // Stage s is free again once every consumer warp of the cluster says so.
+        auto release_stage = [&](int s) { release<CLUSTER>(&empty[s], lane); };
         __shared__ bool last[CONSUMERS];  // this warpgroup finished its tile's last piece
         WorkerUnits units(sched, worker);
         Unit u;
@@ -336,10 +252,11 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 // One k-tile of wgmmas stays in flight: once the previous k-tile's are done, its
                 // stage is released while this one's run.
                 wgmma_wait<1>();
-                if (kt > 0) release((it + STAGES - 1) % STAGES);
+                if (kt > 0) release_stage((it + STAGES - 1) % STAGES);
             }
             wgmma_wait<0>();
-            release((it + STAGES - 1) % STAGES);  // the unit's last stage (a unit is never empty)
+            release_stage((it + STAGES - 1) %
+                          STAGES);  // the unit's last stage (a unit is never empty)
             const int rl = row0 + 16 * warp + lane / 4, r = m0 + rl;  // first row: tile's, C's
             const bool whole = m0 + BM <= M && n0 + BN <= N;
             // BEGIN SOLUTION: a piece of a tile leaves its partial; the last piece adds them all
@@ -376,7 +293,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             }
             store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, whole && vec_c);
         }
-        if (tid == 0) tma_store_wait<0, false>();  // C is written before exit
+        if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }
     // No block may leave while another block of its cluster can still arrive on its barriers.
     if constexpr (CLUSTER > 1) cluster_sync();
@@ -398,8 +315,7 @@ static __global__ void __launch_bounds__(256)
     if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
     const int X = static_cast<int>(blockDim.x), Y = static_cast<int>(blockDim.y);
     const int f = static_cast<int>(blockIdx.y) * X + static_cast<int>(threadIdx.x);  // float4
-    const int tm_rows = (M + Cfg::CLUSTER * BM - 1) / (Cfg::CLUSTER * BM);
-    const TileOrder<Cfg> order{tm_rows, (N + BN - 1) / BN};
+    const TileOrder<Cfg> order = TileOrder<Cfg>::of(M, N);
     int m0, n0;
     order.origin(t, rank, m0, n0);
     const int row = m0 + f / (BN / 4), col = n0 + 4 * (f % (BN / 4));  // of C
@@ -467,36 +383,11 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     auto kernel = stream_k_kernel<Cfg>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
-    static const int resident_clusters = [&] {
-        GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             Cfg::SMEM_BYTES));
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(Cfg::CLUSTER * 1024);
-        cfg.blockDim = dim3(Cfg::THREADS);
-        cfg.dynamicSmemBytes = Cfg::SMEM_BYTES;
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = Cfg::CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
-        int n = 0;
-        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
-        return n;
-    }();
-    // A and B themselves, or padded copies where a row does not start on 16 bytes.
-    const AlignedOperands ops(A, lda, B, ldb, M, N, K, stream);
-    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
-    const CUtensorMap map_b = make_map(ops.b.p, K, N, ops.b.ld, BK, B_BOX);
-    const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
-    // TMA stores overwrite C (beta == 0 only) and need the same alignment as the loads. On the H200
-    // they wrote one float past N into C's padding at N = 155, ldc = 160 (as if a row's last 16
-    // bytes went out whole), so N % 4 == 0 too.
-    const bool tma_c =
-        beta == 0.0f && ldc % 4 == 0 && N % 4 == 0 && reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
-    const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, 64, Cfg::C_BOX) : map_a;
-    const int tiles = ((M + Cfg::CLUSTER * Cfg::BM - 1) / (Cfg::CLUSTER * Cfg::BM)) *
-                      ((N + Cfg::BN - 1) / Cfg::BN);
-    const Schedule sched = make_schedule(tiles, (K + BK - 1) / BK, resident_clusters, SPLIT);
+    static const int resident =
+        resident_clusters(kernel, Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES);
+    const TensorMaps<Cfg> maps(A, lda, B, ldb, beta, C, ldc, M, N, K, stream);
+    const int tiles = tile_count<Cfg>(M, N);
+    const Schedule sched = make_schedule(tiles, (K + BK - 1) / BK, resident, SPLIT);
     const int sk_tiles = sched.tiles - sched.dp_tiles;
     // The fix-up: with at most FEW_PIECES pieces per tile, the last piece to finish adds them in
     // the kernel; with more, a second kernel adds them on every SM (one worker adding 131
@@ -508,8 +399,8 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
                                      std::size_t(sk_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS, stream)
                      : Workspace{};
     kernel<<<sched.workers * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
-        map_a, map_b, map_c, sched, M, N, alpha, beta, C, ldc, vec_c, tma_c, ws.partials,
-        fixup_in_kernel, ws.counters);
+        maps.a, maps.b, maps.c, sched, M, N, alpha, beta, C, ldc, maps.vec_c, maps.tma_c,
+        ws.partials, fixup_in_kernel, ws.counters);
     GEMM_CUDA_CHECK_LAUNCH();
     if (sk_tiles == 0 || fixup_in_kernel) return;  // C written by the kernel's epilogues
     // Every piece is written: the reduction runs after the kernel, on the same stream. Threads

@@ -23,18 +23,15 @@
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
+#include "device/ch15_persistent.cuh"  // chapter 15's pipeline: Config, TileOrder, barriers, maps
+#include "device/ch18_small_m.cuh"     // wgmma_swapped: m64n{8,16,32,64}k16 with A transposed
 #include "device/sm90.cuh"
-#include "device/ch18_small_m.cuh"  // wgmma_swapped: m64n{8,16,32,64}k16 with A transposed
 
 namespace ch18 {
 
 using namespace sm90;
+using namespace pipeline;  // Config, BK, STAGES, WG, WGMMA_M, WGMMA_K, B_BOX (chapter 15)
 
-constexpr int BK = 64;                     // block tile depth; BM and BN are the Config's
-constexpr int WG = 128;                    // threads per warpgroup
-constexpr int WGMMA_M = 64, WGMMA_K = 16;  // one wgmma: (64 of N, 16) x (16, MT of M)
-constexpr int B_BOX = 64;                  // columns of B per TMA box: 64 halves = 128 bytes
-static_assert(BK * int(sizeof(__half)) == 128, "a K-row of A is one 128-byte swizzle row");
 constexpr int STAGE_BUDGET = 96 * 1024;  // bytes of stages per block: two blocks per SM
 
 // MT: rows of C per tile, wgmma's N (8, 16, 32 or 64); BN = 64 columns, wgmma's M, one TMA box
@@ -43,6 +40,7 @@ constexpr int STAGE_BUDGET = 96 * 1024;  // bytes of stages per block: two block
 template <int MT_, int GROUP_M_ = 8>
 struct Config {
     static constexpr int MT = MT_, BN = WGMMA_M, CLUSTER = 1, BM = MT, GROUP_M = GROUP_M_;
+    static constexpr int B_PART = 1;  // one (BK, 64) box of B per stage (load_stage)
     static constexpr int THREADS = 2 * WG;
     static constexpr int ACC = MT / 2;  // fp32 accumulators per consumer thread: (64, MT) / 128
     static constexpr int A_STAGE = MT * BK, B_STAGE = BK * BN;  // halves
@@ -87,33 +85,14 @@ struct SplitK {
 };
 
 // How many slices: none while the tiles fill the workers; else enough to fill them, each slice
-// at least MIN_SLICE k-tiles deep (a partial costs about as much as 2 k-tiles: written, read
-// again).
+// at least MIN_SLICE k-tiles deep (at MT = 64, a (64, 64) partial written and read again moves the
+// bytes of 2 k-tiles of loads).
 constexpr int MIN_SLICE = 8;
 inline int choose_splits(long long tiles, int KT, int workers) {
     if (tiles >= workers) return 1;
     const long long by_workers = workers / tiles, by_depth = KT / MIN_SLICE;
     return static_cast<int>(std::max<long long>(1, std::min(by_workers, by_depth)));
 }
-
-// The tile scheduler. Cluster tile t covers CLUSTER * BM rows and BN columns of C; the tiles are
-// walked in grouped order (GROUP_M cluster rows at a time, column by column) so that the tiles in
-// flight together share their rows of A and columns of B in L2.
-template <class Cfg>
-struct TileOrder {
-    int tiles_m, tiles_n;  // cluster tiles down and across C
-    // The first row and column of C that the block of cluster rank `rank` computes in tile t.
-    __device__ void origin(int t, unsigned rank, int& m0, int& n0) const {
-        m0 = 0, n0 = 0;
-        // BEGIN SOLUTION: the grouped order, then this block's BM rows within the cluster tile
-        const int group = t / (Cfg::GROUP_M * tiles_n), in_group = t % (Cfg::GROUP_M * tiles_n);
-        const int group_rows = min(tiles_m - group * Cfg::GROUP_M, Cfg::GROUP_M);
-        const int tm = group * Cfg::GROUP_M + in_group % group_rows, tn = in_group / group_rows;
-        m0 = (tm * Cfg::CLUSTER + int(rank)) * Cfg::BM;
-        n0 = tn * Cfg::BN;
-        // END SOLUTION
-    }
-};
 
 // The accumulators of one (64 of N, MT of M) tile of C^T and their places in C: f(i, m, n) for
 // each d[i] inside C. Thread (warp, lane) holds C^T rows 16 * warp + lane / 4 and + 8 and, for
@@ -153,13 +132,10 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                    const __grid_constant__ CUtensorMap map_b, const SplitK split, int M, int N,
                    float alpha, float beta, float* C, int ldc, float* partials, int ldp,
                    unsigned* arrived) {
-    constexpr int STAGES = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN;
+    constexpr int STAGES = Cfg::STAGES;
     constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
     extern __shared__ unsigned char smem_raw[];
-    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
-    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
-    unsigned char* smem = reinterpret_cast<unsigned char*>(
-        (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    unsigned char* smem = swizzle_aligned(smem_raw);
     __half* As = reinterpret_cast<__half*>(smem);  // (STAGES, MT, BK), swizzled: K-major
     __half* Bs = As + STAGES * A_STAGE;            // (STAGES, BN / 64, BK, 64), swizzled: MN-major
     __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
@@ -167,18 +143,11 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
     __shared__ int last;                // this block holds the last slice of its tile to finish
 
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;
-    const TileOrder<Cfg> order{(M + BM - 1) / BM, (N + BN - 1) / BN};
+    const TileOrder<Cfg> order = TileOrder<Cfg>::of(M, N);
     const int first = blockIdx.x;  // this block's first unit
     const int step = gridDim.x;    // then every step-th
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], 1);   // the producer's arrive (+ the TMA bytes)
-            mbar_init(&empty[s], 4);  // every consumer warp
-        }
-        fence_barrier_init();  // the copy engine sees them
-    }
-    __syncthreads();  // the barriers exist before anyone copies into or arrives on them
+    init_barriers<STAGES, 1>(full, empty, 4);  // every consumer warp
 
     if (wg == 0) {
         if (tid == 0) {
@@ -193,18 +162,16 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                 for (int kt = kb; kt < ke; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    mbar_arrive_expect_tx(&full[s], Cfg::STAGE_BYTES);
-                    tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (MT, BK) of A
-                    tma_load(Bs + s * B_STAGE, &map_b, n0, kt * BK, &full[s]);  // (BK, 64) of B
+                    load_stage<Cfg>(&map_a, &map_b, As, Bs, full, s, kt, m0, n0,
+                                    0);  // (MT, BK) of A, (BK, 64) of B
                 }
             }
         }
         __syncwarp();  // lane 0 rejoins its warp
     } else {
         const int warp = tid / 32, lane = tid % 32;
-        auto release = [&](int s) {  // stage s is free again once every consumer warp says so
-            if (lane == 0) mbar_arrive(&empty[s]);
-        };
+        // Stage s is free again once every consumer warp says so.
+        auto release_stage = [&](int s) { release<1>(&empty[s], lane); };
         int it = 0;
         for (int u = first; u < split.units(); u += step) {
             int m0, n0;
@@ -230,10 +197,11 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                 // One k-tile of wgmmas stays in flight: once the previous k-tile's are done, its
                 // stage is released while this one's run.
                 wgmma_wait<1>();
-                if (kt > 0) release((it + STAGES - 1) % STAGES);
+                if (kt > 0) release_stage((it + STAGES - 1) % STAGES);
             }
             wgmma_wait<0>();
-            release((it + STAGES - 1) % STAGES);  // the unit's last stage (a slice is never empty)
+            release_stage((it + STAGES - 1) %
+                          STAGES);   // the unit's last stage (a slice is never empty)
             if (split.splits > 1) {  // (splits, M, ldp) fp32: slice-major, then C's layout
                 float* P = partials + static_cast<std::size_t>(slice) * M * ldp;
                 store_tile_transposed(d, P, ldp, M, N, m0, n0, warp, lane, 1.0f, 0.0f);

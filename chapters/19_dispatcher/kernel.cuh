@@ -7,6 +7,7 @@
 // 128 tiles of (128, 64) in one wave at 0.48 per k-tile (cost 7.7): the narrow tiles win.
 // Preconditions: as chapters 16 and 17 (compute capability 9.0).
 // Builds on: 17_stream_k
+// Read whole: costs.hpp
 //
 // The one chapter that includes other chapters' kernels (docs/reading-order.md says why): it
 // composes them through their namespaces ch16::, ch17:: and ch18::, and adds nothing to their code.
@@ -92,10 +93,9 @@ inline double plan_cost(Plan p, int M, int N, int K, int sms) {
 // measured faster than chapter 16 on every decode shape (geomean 97.5 % of cuBLAS against 75.9 %,
 // 15 shapes, H200, chapters/18_small_m/README.md). N >= 1024 keeps one-tile deep-K shapes
 // (64 x 64 x 262144) with the cost model, where chapter 18's split was not measured.
-inline bool small_m(int M, int N) {
+inline bool decode(int M, int N) {
     return M <= 64 && N >= 1024;
 }
-
 // The cheapest plan; on a tie, the earlier candidate (whole tiles first, the wider tile first).
 inline Plan choose(int M, int N, int K, int sms) {
     const Tile tiles[] = {M <= 128 ? Tile::rows128 : Tile::cluster2, Tile::n128, Tile::n64};
@@ -119,6 +119,32 @@ inline int sm_count() {
         return n;
     }();
     return sms;
+}
+
+// Chapter 18's schedule for 64 < M <= 256 priced like the plans above: tiles of 64 rows and 64
+// columns (configs::m64), PER_SM blocks on each SM, its own split. The critical path in its
+// k-tiles, each SMALL_M_KTILE (costs.hpp), plus what a split adds (as chapter 16's).
+struct SmallMPrice {
+    double path, split;
+    double cost() const { return path * costs::SMALL_M_KTILE + split; }
+};
+inline SmallMPrice small_m_price(int M, int N, int K, int sms) {
+    using Cfg = ch18::configs::m64;
+    const long long tiles = static_cast<long long>((M + Cfg::BM - 1) / Cfg::BM) *
+                            ((N + Cfg::BN - 1) / Cfg::BN);
+    const int KT = (K + ch18::BK - 1) / ch18::BK, workers = sms * Cfg::PER_SM;
+    const int s = std::min(ch18::choose_splits(tiles, KT, workers), KT);
+    const double waves = double((tiles * s + workers - 1) / workers), depth = (KT + s - 1) / s;
+    return {waves * depth,
+            s > 1 ? costs::SPLIT_FIXED + costs::PARTIAL_PER_MB * 8.0 * s * M * N / 1e6 : 0.0};
+}
+
+// Which shapes gemm() sends to chapter 18: the decode batches, and few rows (65 to 256) where
+// chapter 18's price is below the cheapest plan's.
+inline bool small_m(int M, int N, int K, int sms) {
+    if (decode(M, N)) return true;
+    if (M <= 64 || M > 256) return false;
+    return small_m_price(M, N, K, sms).cost() < plan_cost(choose(M, N, K, sms), M, N, K, sms);
 }
 
 // One plan, run: the kernels and tiles of chapters 16 and 17 (the steps of the README's table).
@@ -184,7 +210,7 @@ inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, con
         return ch16::gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     Plan p{};
     const bool forced = forced_plan(p);
-    if (!forced && small_m(M, N))
+    if (!forced && small_m(M, N, K, sm_count()))
         return ch18::gemm(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
     if (!forced) p = choose(M, N, K, sm_count());
     switch (p.kernel) {

@@ -6,6 +6,7 @@
 // chapter 12's smem_desc: the 128-byte swizzle, leading and stride byte offsets as for chapter
 // 15's B (MN-major) and A (K-major). Layout of d: chapter 12's README, read with the roles swapped
 // (the thread's "rows" are columns of our C, its "columns" rows of our C).
+// Builds on: common/device/ch16_wgmma_narrow.cuh
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 // Error checks for CUDA runtime calls and kernel launches: every failure names the call, file and
 // line. CUDA runtime calls only: cuBLAS and cuBLASLt return their own status type, and the
-// yardsticks check their calls where they make them (GEMM_CUBLAS_CHECK and GEMM_CUBLASLT_CHECK in
-// common/harness/gpu_runner*.cu). In the kernels' room (common/device/) because kernel files
-// include it; the harness, the tools and the grading child include the same file.
+// yardsticks check their calls where they make them (GEMM_CUBLAS_CHECK, for cuBLAS and cuBLASLt
+// alike, in common/harness/yardsticks.cu). In the kernels' room (common/device/) because kernel
+// files include it; the harness, the tools and the grading child include the same file.
 #pragma once
 
 #include <cuda_runtime.h>

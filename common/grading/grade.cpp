@@ -68,7 +68,8 @@ std::vector<Problem> grading_problems(std::uint64_t seed, bool large) {
 }
 
 int grade(Backend& backend, const ChapterInfo& info, Precision precision, Options o,
-          const std::vector<Shape>& bench_sizes, const std::string& yard, const std::string& prog) {
+          const std::string& remote, const std::vector<Shape>& bench_sizes, const std::string& yard,
+          const std::string& prog) {
     const bool large = info.min_cc > 0;
     std::vector<Problem> problems = grading_problems(o.seed, large);
     for (Problem& p : problems) p = as_precision(p, precision);  // N x K B: its padding past K
@@ -76,7 +77,7 @@ int grade(Backend& backend, const ChapterInfo& info, Precision precision, Option
               << o.seed << "\n";
     // A child (--remote) chooses what it returns: what is said about a failure names what was
     // wrong, never a number the child chose (a value, an error, which or how many elements).
-    const bool blind = !o.remote.empty();
+    const bool blind = !remote.empty();
     auto detail = [&](const CheckResult& c) { return blind ? blind_summary(c) : c.summary(); };
     std::vector<JsonObject> shapes_json;
     std::string error;  // why a child process (--remote) stopped computing: the first reason

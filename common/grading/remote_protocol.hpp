@@ -1,4 +1,4 @@
-// What a trusted grade (a chapter binary with --grade --remote) and its child process (built by
+// What a trusted grade (a chapter's grading binary with --remote) and its child process (built by
 // tools/grading/grade.py from a submitted kernel and tools/grading/grade_child.cu) say to each
 // other, and the two functions both ends must compute alike. The child reads requests on file
 // descriptor 3 and answers on 4; its stdout and stderr go to a log that the grade never reads for

@@ -1,6 +1,6 @@
 // Where a chapter runs: the one interface between the harness's loop and a device. The CPU and GPU
-// chapters (cpu_runner.cpp, gpu_runner.cu) differ only in their Backend: where inputs live and how
-// time is taken; a --remote grade wraps one (remote.hpp).
+// chapters (cpu_runner.cpp, gpu_backend.cu) differ only in their Backend: where inputs live and how
+// time is taken; a grading binary's --remote wraps one (common/grading/remote.hpp).
 #pragma once
 
 #include <functional>

@@ -121,14 +121,18 @@ CheckResult check_cpu_gemm(CpuGemmF32 gemm, const Problem& p, CheckMode mode) {
     return load_and_check(backend, hp, mode);
 }
 
-int run_cpu_chapter(int argc, char** argv, const ChapterInfo& info, CpuGemmF32 gemm) {
-    return run_chapter(argc, argv, info, Precision::F32, [&](const Options& o) {
+BackendFactory cpu_backend(CpuGemmF32 gemm) {
+    return [gemm](const Options& o) {
         if (o.device != 0)
             throw UsageError("--device " + std::to_string(o.device) +
                              ": the CPU chapters have no --device (it picks the GPU of a GPU "
                              "chapter)");
         return std::unique_ptr<Backend>(new CpuBackend(gemm, cblas_yardstick()));
-    });
+    };
+}
+
+int run_cpu_chapter(int argc, char** argv, const ChapterInfo& info, CpuGemmF32 gemm) {
+    return run_chapter(argc, argv, info, Precision::F32, cpu_backend(gemm));
 }
 
 }  // namespace gemm

@@ -1,5 +1,5 @@
 // What the GPU backend does whatever its operands' type: the device, its stream, the L2 flush
-// before timed runs, the conditions sampler. gpu_runner.cu derives the one backend of every
+// before timed runs, the conditions sampler. gpu_backend.cu derives the one backend of every
 // precision from it (its operands: precision.hpp).
 #pragma once
 
@@ -45,8 +45,5 @@ protected:
     unsigned char flushes_ = 0;
     ConditionsSampler sampler_;
 };
-
-// Picks the device the options name; throws NoDevice when the chapter cannot run on it.
-int select_device(const Options& o, const ChapterInfo& info);
 
 }  // namespace gemm

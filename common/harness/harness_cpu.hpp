@@ -1,6 +1,7 @@
 // Entry point of every CPU chapter: parse the command line, check, time against CBLAS, report.
 #pragma once
 
+#include "backend.hpp"
 #include "chapter.hpp"
 #include "options.hpp"
 #include "problem.hpp"
@@ -13,6 +14,9 @@ using CpuGemmF32 = void (*)(int M, int N, int K, float alpha, const float* A, in
 
 // Runs a chapter binary; returns its exit code (0 pass, 1 a check failed, 2 usage).
 int run_cpu_chapter(int argc, char** argv, const ChapterInfo& info, CpuGemmF32 gemm);
+
+// The backend run_cpu_chapter measures `gemm` on, for the chapter's grading binary.
+BackendFactory cpu_backend(CpuGemmF32 gemm);
 
 // Runs `gemm` once on the inputs of `p` (padding and poison included) and checks its output
 // against the double-precision reference: full check, or sampled when `mode` says so.

@@ -1,6 +1,6 @@
 // What an FP8 chapter (20-23) hands the harness: the kernel contract with e4m3 operands, scales
-// and bf16 C, its entry point and check, and the cuBLASLt FP8 yardsticks (cublaslt_fp8.cu). The
-// backend, the timing and the report are every chapter's (gpu_runner.cu, runner.cpp); what differs
+// and bf16 C, its entry point and check, and the cuBLASLt FP8 yardsticks (yardsticks.cu). The
+// backend, the timing and the report are every chapter's (gpu_backend.cu, runner.cpp); what differs
 // per precision is named in precision.hpp; inputs and scale layouts: fp8_problem.hpp.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "backend.hpp"
 #include "chapter.hpp"
 #include "fp8_problem.hpp"
 #include "options.hpp"
@@ -32,6 +33,13 @@ using GpuGemmFp8 = void (*)(int M, int N, int K, float alpha, const __nv_fp8_e4m
 // arithmetic (fast accumulation, the default, block scales), with the same scales and bf16 C. A
 // precision without e4m3 inputs exits 2; otherwise exit codes as run_gpu_chapter.
 int run_fp8_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmFp8 gemm);
+
+// The FP8 precision the chapter list names for `info`; throws std::invalid_argument, naming the
+// chapter, for an unknown precision or one without e4m3 inputs.
+Precision fp8_precision(const ChapterInfo& info);
+// The backend run_fp8_chapter measures the chapter on, for its grading binary (as gpu_backend of
+// harness_gpu.cuh); `precision` is fp8_precision(info).
+BackendFactory gpu_backend(const ChapterInfo& info, Precision precision, GpuGemmFp8 gemm);
 
 // Runs `gemm` once on the inputs of p (p.precision: an FP8 one) and checks C.
 CheckResult check_gpu_fp8(GpuGemmFp8 gemm, const Problem& p, CheckMode mode = CheckMode::Auto);

@@ -1,5 +1,6 @@
 // Entry point of every GPU chapter: parse the command line, check, time against cuBLAS, report.
-// Also what the gpu test suite uses to check any kernel with the chapter contract.
+// Also what the gpu test suite uses to check any kernel with the chapter contract, and what a
+// chapter's grading binary (common/grading/) takes the chapter's backend from.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -8,8 +9,10 @@
 #include <cstddef>
 #include <string>
 
+#include "backend.hpp"
 #include "chapter.hpp"
 #include "cuda_check.cuh"
+#include "device_facts.cuh"
 #include "options.hpp"
 #include "problem.hpp"
 #include "report.hpp"
@@ -29,20 +32,19 @@ using GpuGemmF16 = void (*)(int M, int N, int K, float alpha, const __half* A, i
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF32 gemm);
 int run_gpu_chapter(int argc, char** argv, const ChapterInfo& info, GpuGemmF16 gemm);
 
+// The backend run_gpu_chapter measures the chapter on (on the device the options name), for a
+// binary of the chapter's other than its own: its grading binary.
+BackendFactory gpu_backend(const ChapterInfo& info, GpuGemmF32 gemm);
+BackendFactory gpu_backend(const ChapterInfo& info, GpuGemmF16 gemm);
+
 // The cuBLAS yardsticks, behind the same contract as the chapters (row-major, device pointers).
-// cuBLAS is column-major; see the comment in gpu_runner.cu for how a row-major product is asked
+// cuBLAS is column-major; see the comment in yardsticks.cu for how a row-major product is asked
 // for.
 void cublas_sgemm(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                   int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0);
 void cublas_hgemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                   int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0);
-
-// True when a CUDA device can be used; otherwise *why says why in one sentence.
-bool cuda_device_available(std::string* why);
-
-// Device name, compute capability, SMs, clocks, memory and theoretical peaks, one item per line.
-std::string device_report(int device);
-Peaks device_peaks(int device);
+std::string cublas_version();  // "13.1.0"
 
 // Runs `gemm` once on the inputs of `p` (padding and poison included) and checks its output
 // against the double-precision reference: full check, or sampled when `mode` says so.

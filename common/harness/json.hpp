@@ -1,5 +1,5 @@
-// The JSON the harness writes (--grade's verdict): objects built member by member, strings escaped,
-// numbers that JSON cannot hold (inf, NaN) written as null.
+// The JSON the harness writes (a grading binary's verdict): objects built member by member, strings
+// escaped, numbers that JSON cannot hold (inf, NaN) written as null.
 #pragma once
 
 #include <cmath>

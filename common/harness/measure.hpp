@@ -15,7 +15,7 @@ namespace gemm {
 // Auto resolves to full up to 2^30 multiply-adds (and 2^26 elements of C), sample above.
 CheckMode resolve_check(CheckMode mode, const Shape& s);
 
-// The one path every check takes (chapter runs, --grade, the test suites): load the inputs, run the
+// The one path every check takes (chapter runs, grades, the test suites): load the inputs, run the
 // chapter once on the poisoned C, compare. `mode` Auto resolves by size; Off is not a check.
 CheckResult load_and_check(Backend& backend, const HostProblem& hp, CheckMode mode);
 

@@ -69,14 +69,6 @@ float parse_float(const std::string& text, const std::string& what) {
     return value;
 }
 
-int parse_bounded(const std::string& text, const std::string& what, long long lo, long long hi) {
-    long long v = parse_integer(text, what);
-    if (v < lo || v > hi)
-        throw UsageError(what + ": " + text + " is outside [" + std::to_string(lo) + ", " +
-                         std::to_string(hi) + "]");
-    return static_cast<int>(v);
-}
-
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> parts;
     std::string part;
@@ -87,6 +79,14 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 }  // namespace
+
+int parse_bounded(const std::string& text, const std::string& what, long long lo, long long hi) {
+    long long v = parse_integer(text, what);
+    if (v < lo || v > hi)
+        throw UsageError(what + ": " + text + " is outside [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + "]");
+    return static_cast<int>(v);
+}
 
 std::string Shape::str() const {
     if (M == N && N == K) return std::to_string(M);
@@ -122,7 +122,7 @@ const char* to_string(CheckMode mode) {
     return "?";
 }
 
-Options parse_options(int argc, const char* const* argv) {
+Options parse_options(int argc, const char* const* argv, const MoreOptions& more) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -189,14 +189,6 @@ Options parse_options(int argc, const char* const* argv) {
                 o.check = CheckMode::Auto;
             else
                 throw UsageError("--check: expected full, sample, off or auto, got '" + m + "'");
-        } else if (arg == "--grade") {
-            no_value();
-            o.grade = true;
-        } else if (arg == "--remote") {
-            o.remote = take();
-            if (o.remote.empty()) throw UsageError("--remote: expected a program, got nothing");
-        } else if (arg == "--timeout") {
-            o.timeout_s = parse_bounded(take(), "--timeout", 1, 86400);
         } else if (arg == "--no-baseline") {
             no_value();
             o.baseline = false;
@@ -205,27 +197,29 @@ Options parse_options(int argc, const char* const* argv) {
             if (o.out_dir.empty()) throw UsageError("--out: expected a directory, got nothing");
         } else if (arg == "--device") {
             o.device = parse_bounded(take(), "--device", 0, 1023);
-        } else {
+        } else if (!more || !more(arg, take)) {
             throw UsageError("unknown argument '" + std::string(argv[i]) + "' (see --help)");
         }
     }
-    if (!o.remote.empty() && !o.grade)
-        throw UsageError("--remote is for --grade only (see docs/assignments.md)");
     return o;
 }
 
-std::string usage(const std::string& program, const std::vector<Shape>& default_sizes) {
+std::string usage(const std::string& program, const std::vector<Shape>& default_sizes,
+                  const std::string& about, const std::string& more) {
     std::string defaults;
     for (const Shape& s : default_sizes) defaults += (defaults.empty() ? "" : ",") + s.str();
     Options d;
     std::ostringstream u;
     u << "Usage: " << program << " [options]\n"
-      << "Checks this chapter's GEMM against a double-precision reference and times it against\n"
-      << "the yardstick library in the same run.\n\n"
+      << (about.empty() ? "Checks this chapter's GEMM against a double-precision reference and "
+                          "times it against\nthe yardstick library in the same run.\n"
+                        : about)
+      << "\n"
       << "  --sizes LIST     comma-separated sizes: N (square) or MxNxK   [" << defaults << "]\n"
       << "  --reps N         timed runs per round, chapter and yardstick each  [" << d.reps << "]\n"
       << "  --rounds N       rounds alternating chapter and yardstick; the % of the yardstick\n"
-      << "                   is the median of the rounds' ratios, min-max beside it   [" << d.rounds << "]\n"
+      << "                   is the median of the rounds' ratios, min-max beside it   [" << d.rounds
+      << "]\n"
       << "  --warmup N       untimed runs of each before the first round  [" << d.warmup << "]\n"
       << "  --l2-flush on|off  GPU: write over L2 before every timed run (both sides)  [on]\n"
       << "  --alpha X        C = alpha*A*B + beta*C                        [" << d.alpha << "]\n"
@@ -236,13 +230,7 @@ std::string usage(const std::string& program, const std::vector<Shape>& default_
       << "  --no-baseline    do not time the yardstick (cuBLAS / CBLAS)\n"
       << "  --out DIR        where the CSV goes                          [" << d.out_dir << "]\n"
       << "  --device N       CUDA device (GPU chapters)                   [" << d.device << "]\n"
-      << "  --grade          autograder: check shapes drawn from --seed, then time the largest\n"
-      << "                   default size (or --sizes); writes DIR/<chapter>.grade.json\n"
-      << "  --remote PROG    with --grade: run the kernel in the child process PROG (built by\n"
-      << "                   tools/grading/grade.py from a submission); this binary checks what\n"
-      << "                   it returns\n"
-      << "  --timeout S      with --remote: seconds the child may take per request  [" << d.timeout_s << "]\n"
-      << "  --help           this text\n\n"
+      << more << "  --help           this text\n\n"
       << "Exit codes: 0 every check passed, 1 a check failed, 2 bad usage, 77 no usable GPU.\n";
     return u.str();
 }

@@ -1,7 +1,9 @@
-// The one command line shared by every chapter binary.
+// The one command line shared by every chapter binary, and by every chapter's grading binary
+// (common/grading/), which adds its own options through parse_options' `more`.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,9 +27,6 @@ struct Options {
     bool baseline = true;  // time the yardstick (cuBLAS or CBLAS) in the same run
     std::string out_dir = "plots/latest";
     int device = 0;
-    bool grade = false;  // autograder mode: hidden shapes from --seed, short benchmark
-    std::string remote;  // --grade only: the kernel's child process (tools/grading/grade.py)
-    int timeout_s = 120;  // --remote: seconds the child may take to answer one request
     bool help = false;
 };
 
@@ -36,14 +35,25 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Parses argv[1..argc). Throws UsageError on anything it does not understand.
-Options parse_options(int argc, const char* const* argv);
+// Options of a binary beyond the shared ones: called with an argument the shared ones do not know
+// ("--remote") and a function that takes its value ("--remote=P" or the next argument); returns
+// whether it took the argument. Each takes a value (the shared parser knows no other kind).
+using MoreOptions =
+    std::function<bool(const std::string& arg, const std::function<std::string()>& value)>;
+
+// Parses argv[1..argc). Throws UsageError on anything that neither it nor `more` understands.
+Options parse_options(int argc, const char* const* argv, const MoreOptions& more = nullptr);
+
+// A whole number in [lo, hi] ("--reps", "12"); throws UsageError naming `what` otherwise.
+int parse_bounded(const std::string& text, const std::string& what, long long lo, long long hi);
 
 // Parses one size: "1024" (square) or "MxNxK" such as "1000x1001x999". Throws UsageError.
 Shape parse_shape(const std::string& text);
 
-// The --help text, with the chapter's defaults filled in.
-std::string usage(const std::string& program, const std::vector<Shape>& default_sizes);
+// The --help text, with the chapter's defaults filled in. `about` replaces the lines that say what
+// a chapter binary does, `more` adds the lines of a binary's own options (a grading binary's).
+std::string usage(const std::string& program, const std::vector<Shape>& default_sizes,
+                  const std::string& about = "", const std::string& more = "");
 
 const char* to_string(CheckMode mode);
 

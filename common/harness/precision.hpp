@@ -38,7 +38,7 @@ enum class Sums {
 };
 enum class Inputs { Uniform, UniformHalf, E4M3Codes };  // make_inputs()
 enum class Scales { None, PerTensor, Blocks };          // of the e4m3 codes (fp8_problem.hpp)
-// The library call timed beside the chapter on the GPU (gpu_runner.cu, cublaslt_fp8.cu).
+// The library call timed beside the chapter on the GPU (yardsticks.cu).
 enum class Yardstick {
     CublasSgemm,
     CublasGemmEx,

@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "measure.hpp"
-#include "modes.hpp"  // --grade and --remote, which common/grading/ defines
 #include "report.hpp"
 
 namespace gemm {
@@ -73,73 +72,77 @@ std::string conditions_line(const RunEnvironment& e) {
 
 }  // namespace
 
-int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precision,
-                const BackendFactory& make_backend) {
-    const std::string prog = program_name(argc > 0 ? argv[0] : nullptr);
-    Options o;
+int start_run(int argc, char** argv, const ChapterInfo& info, Precision precision,
+              const BackendFactory& make_backend, const Command& command, Started& run) {
+    run.program = program_name(argc > 0 ? argv[0] : nullptr);
+    const std::string& prog = run.program;
+    Options& o = run.options;
     try {
-        o = parse_options(argc, argv);
+        o = parse_options(argc, argv, command.more);
     } catch (const UsageError& e) {
         std::cerr << prog << ": error: " << e.what() << "\n(run " << prog << " --help for usage)\n";
         return 2;
     }
     if (o.help) {
-        std::cout << info.id << ": " << info.title << "\n\n" << usage(prog, info.default_sizes);
+        std::cout << info.id << ": " << info.title << "\n\n"
+                  << usage(prog, info.default_sizes, command.about, command.help);
         return 0;
     }
-    // --grade benchmarks the largest default size unless --sizes says otherwise.
-    std::vector<Shape> sizes = o.sizes.empty() ? info.default_sizes : o.sizes;
-    if (o.grade && o.sizes.empty() && !sizes.empty()) sizes = {sizes.back()};
-
-    std::unique_ptr<Backend> backend;
-    std::vector<Problem> problems;  // one per size
+    run.sizes = o.sizes.empty() ? info.default_sizes : o.sizes;
     try {
-        problems = validate_command_line(sizes, o, precision);
-        // The local backend is the device, the yardstick and the checks, whatever runs the kernel.
-        Options local = o;
-        local.remote.clear();
-        backend = make_backend(local);
-        // --remote: the chapter's kernel runs in a child process; this one keeps the verdict.
-        if (!o.remote.empty() && o.remote != kRemoteCheckOnly)
-            backend = make_remote_backend(std::move(backend), o.remote, o.timeout_s);
-        validate_fits(problems, *backend);
+        run.problems = validate_command_line(run.sizes, o, precision);
+        run.backend = make_backend(o);
+        validate_fits(run.problems, *run.backend);
     } catch (const NoDevice& e) {
         std::cout << info.id << ": skipped: " << e.what() << "\n";
         return 77;
     } catch (const UsageError& e) {
         std::cerr << prog << ": error: " << e.what() << "\n";
         return 2;
-    } catch (const RemoteError& e) {
-        std::cerr << prog << ": error: " << e.what() << "\n";
-        return 1;
     }
+    run.yardstick = o.baseline ? run.backend->yardstick_name() : std::string();
+    return -1;
+}
 
-    if (o.remote == kRemoteCheckOnly) {  // tools/grading/grade.py asks before it builds anything
-        std::cout << info.id << ": the command line is valid for a grade on this machine\n";
-        return 0;
-    }
-    const std::string yard = o.baseline ? backend->yardstick_name() : std::string();
+int print_run_header(const Started& run, const ChapterInfo& info, Precision precision) {
+    const Options& o = run.options;
+    Backend& backend = *run.backend;
     std::cout << "== " << info.id << ": " << info.title << "\n"
-              << backend->device_report() << "inputs: uniform in [-1, 1), " << to_string(precision)
+              << backend.device_report() << "inputs: uniform in [-1, 1), " << to_string(precision)
               << (precision_info(precision).inputs == Inputs::E4M3Codes
                       ? " codes of 448 u with seeded scales, C bf16"
                       : "")
               << ", seed " << o.seed << "; alpha " << o.alpha << ", beta " << o.beta
               << "\ntiming: " << o.rounds << " rounds alternating the chapter and the yardstick, "
               << o.reps << " timed runs each per round after " << o.warmup << " warm-up runs"
-              << (backend->l2_flush() == "yes"  ? "; L2 written over before every timed run"
-                  : backend->l2_flush() == "no" ? "; L2 not flushed (--l2-flush off)"
-                                                : "")
-              << "\nyardstick: " << (yard.empty() ? std::string("none") : yard) << "\n"
-              << conditions_line(backend->environment()) << "\n";
+              << (backend.l2_flush() == "yes"  ? "; L2 written over before every timed run"
+                  : backend.l2_flush() == "no" ? "; L2 not flushed (--l2-flush off)"
+                                               : "")
+              << "\nyardstick: " << (run.yardstick.empty() ? std::string("none") : run.yardstick)
+              << "\n"
+              << conditions_line(backend.environment()) << "\n";
     try {
-        const Peaks pk = backend->peaks();
+        const Peaks pk = backend.peaks();
         if (pk.fp32_gflops > 0) write_peaks(o.out_dir + "/peaks.csv", pk);
     } catch (const std::exception& e) {
-        std::cerr << prog << ": error: " << e.what() << "\n";
+        std::cerr << run.program << ": error: " << e.what() << "\n";
         return 2;
     }
-    if (o.grade) return grade(*backend, info, precision, o, sizes, yard, prog);
+    return 0;
+}
+
+int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precision,
+                const BackendFactory& make_backend) {
+    Started run;
+    int rc = start_run(argc, argv, info, precision, make_backend, Command{}, run);
+    if (rc >= 0) return rc;
+    if ((rc = print_run_header(run, info, precision)) != 0) return rc;
+    const std::string& prog = run.program;
+    const Options& o = run.options;
+    const std::vector<Shape>& sizes = run.sizes;
+    const std::vector<Problem>& problems = run.problems;
+    const std::string& yard = run.yardstick;
+    Backend& backend = *run.backend;
 
     const std::string csv_path = o.out_dir + "/" + info.id + ".csv";
     // One line per size, appended and flushed as it is measured: an interrupted long run keeps
@@ -156,7 +159,7 @@ int run_chapter(int argc, char** argv, const ChapterInfo& info, Precision precis
         progress(sizes[i].str() + " (" + std::to_string(i + 1) + "/" +
                  std::to_string(sizes.size()) + ")");
         CheckResult check;
-        const Row r = measure(*backend, info, precision, o, problems[i], yard, check);
+        const Row r = measure(backend, info, precision, o, problems[i], yard, check);
         progress_done();
         all_pass = all_pass && check.pass;
         std::cout << table_line(r) << std::endl;

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The autograder round trip for one chapter: the starter fails it, the solution passes it.
 
-Usage: python3 -m tests.run tests.grading.test_grade STARTER_BINARY SOLUTION_BINARY CHAPTER_ID
+Usage: python3 -m tests.run tests.grading.test_grade STARTER_GRADING_BINARY SOLUTION_GRADING_BINARY CHAPTER_ID
+Each is a grading binary (build/chapters/grade_<chapter>, and the same built from the starter's
+kernel file: build/tests/grade_starter_<chapter>).
 Exit: 0 pass, 1 fail, 77 skipped (GPU chapter, no usable GPU, GEMM_REQUIRE_GPU unset).
 """
 import json
@@ -18,7 +20,7 @@ failures = []
 
 def grade(binary, out):
     # A small benchmark keeps the test short; the grading shapes are the real ones.
-    p = subprocess.run([binary, "--grade", "--seed", "4242", "--sizes", "256", "--reps", "2",
+    p = subprocess.run([binary, "--seed", "4242", "--sizes", "256", "--reps", "2",
                         "--warmup", "1", "--out", out], capture_output=True, text=True, timeout=600)
     path = os.path.join(out, chapter + ".grade.json")
     report = json.load(open(path)) if os.path.exists(path) else None

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tries to fool tools/grading/grade.py as a student would (every attack of issues 18 and 27), and
+"""Tries to fool tools/grading/grade.py as a student would (every attack of issues 18, 27 and 40), and
 checks that only a kernel that computes the product gets PASS, that a kernel gets the speed it has
 and no more, that every broken submission costs only itself and keeps its row, that nothing a
 submission starts outlives its grade, that nothing of the grader (a marker in its environment, its
@@ -12,10 +12,14 @@ A machine without a working bubblewrap fails: grading refuses there (docs/assign
 """
 import concurrent.futures
 import csv
+import glob
+import hashlib
 import json
 import os
+import platform
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +29,7 @@ from tests.check import skip_or_fail
 from tools.build import chapters as chapter_list
 
 T0 = time.time()
+x86 = platform.machine() in ("x86_64", "AMD64")
 root, build, chapter = sys.argv[1:4]
 info = next(c for c in chapter_list.load() if c.id.split("_")[0] == chapter)
 ch = info.id
@@ -32,7 +37,7 @@ gpu = info.kind != "cpu"
 kname = "kernel.cuh" if gpu else "kernel.hpp"
 solution = open(os.path.join(root, "chapters", ch, kname)).read()
 ns = info.ns
-binary = os.path.join(build, "chapters", ch)
+binary = os.path.join(build, "chapters", "grade_" + ch)  # the chapter's grading binary
 grade_py = "tools.grading.grade"  # run as python3 -m tools.grading.grade
 SEED = 918273645  # distinctive: it must appear in nothing a student sees
 MARKER = "GEMM_GRADE_MARKER_" + secrets.token_hex(8)  # in the grader's environment: never the child's
@@ -44,9 +49,9 @@ ENV = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS=str(os.cpu_coun
            OMP_GEMM_GRADE_TEST=TAG.split("=")[1],
            LD_LIBRARY_PATH=os.pathsep.join([os.path.abspath(root), os.path.join(os.path.abspath(root), "common")]))
 
-if gpu:  # no GPU: the chapter binary says so with exit 77
-    p = subprocess.run([binary, "--sizes", "1", "--reps", "1", "--no-baseline", "--out",
-                        tempfile.mkdtemp()], capture_output=True, text=True)
+if gpu:  # no GPU: the grading binary says so with exit 77 (":check" runs nothing)
+    p = subprocess.run([binary, "--remote", ":check", "--sizes", "1", "--out", tempfile.mkdtemp()],
+                       capture_output=True, text=True)
     if p.returncode == 77:
         skip_or_fail(p.stdout)
     half = "__half" in solution
@@ -68,6 +73,16 @@ def replace_gemm_body(body, text=solution):
         depth += {"{": 1, "}": -1}.get(text[i], 0)
         i += 1
     return text[:start] + "\n" + body + "\n}" + text[i:]
+
+
+def gemm_body(text=solution):
+    """The body of gemm() in `text`."""
+    m = re.search(r"inline void gemm\(([^)]*)\)\s*\{", text)
+    depth, i = 1, m.end()
+    while depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return text[m.end():i - 1]
 
 
 # A correct kernel far slower than the solution: the base of the attacks on timing, which must get
@@ -135,6 +150,8 @@ with tempfile.TemporaryDirectory() as tmp:
     os.makedirs(subs)
 
     def write(name, text):
+        if text is None:
+            return
         os.makedirs(os.path.join(subs, name))
         with open(os.path.join(subs, name, kname), "w") as f:
             f.write(text)
@@ -410,6 +427,111 @@ struct DaemonStarter {{
     write("early_preinit", slow(before=GLUE + early +
                                 '__attribute__((used, section(NAME(".prein", "it_array")))) static void (*early_p)() = early;\n',
                                 host=early_check))
+    # --- issue 40: only what the grader's own link produced runs, from the first instruction ---------
+    # An IFUNC whose resolver is 100000 bytes long (readelf prints its size in hex) runs while the
+    # loader relocates, before the child's own filter: it computes only if it could make executable
+    # memory there. Refused in the object file (the symbol's type, read by column).
+    write("ifunc_big", slow(before=GLUE + 'extern "C" void* mmap(void*, unsigned long, int, int, int, long);\n'
+                            "static volatile int early_escaped = 0;\n"
+                            'extern "C" { static int impl() { return 1; }\n'
+                            "static long raw_mmap() {  // a system call of its own: libc is not relocated yet\n"
+                            '    long r; register long r10 asm("r10") = 0x22, r8 asm("r8") = -1, r9 asm("r9") = 0;\n'
+                            '    asm volatile("syscall" : "=a"(r) : "a"(9l), "D"(0l), "S"(4096l), "d"(5l), "r"(r10), "r"(r8), "r"(r9)\n'
+                            '                 : "rcx", "r11", "memory");\n'
+                            "    return r; }\n"
+                            "static int (*resolve())() {\n"
+                            "    early_escaped = raw_mmap() > 0;\n"
+                            '    asm volatile("jmp 1f\\n.skip 100000, 0x90\\n1:");\n'
+                            "    return impl; }\n"
+                            'int GLUE(if, unc_big)() __attribute__((GLUE(if, unc)("resolve"))); }\n'
+                            "static int (*volatile keep_big)() = GLUE(if, unc_big);\n",
+                            host="    if (!early_escaped || !keep_big()) return;") if not gpu and x86 else None)
+    # The yardstick's code copied in by the assembler (.incbin, the path split past the scan): the
+    # compile's sandbox holds no BLAS, no cuBLAS, no cuBLASLt, so the file is not there to copy.
+    if gpu:
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        top = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        lib_candidates = sorted(glob.glob(os.path.join(top, "lib*", "libcublasLt.so*")) +
+                                glob.glob(os.path.join(top, "targets", "*", "lib", "libcublasLt.so*")))
+    else:
+        lib_candidates = [p for p in ("/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0",
+                                      "/usr/lib/x86_64-linux-gnu/libblas.so.3", "/usr/lib/aarch64-linux-gnu/libblas.so.3")]
+    lib_candidates = [p for p in lib_candidates if os.path.isfile(p)]
+    if lib_candidates:
+        lib = lib_candidates[0]
+        cut_at = lib.find("blas") + 2
+        write("incbin_blas", solution.replace("#pragma once", "#pragma once\n" +
+              f'asm(".pushsection .rodata\\n.inc" "bin \\"{lib[:cut_at]}" "{lib[cut_at:]}\\", 0, 4096\\n.popsection");\n', 1))
+    else:
+        print("no BLAS library on this machine: the .incbin attack is not tried")
+    # __has_include of a file that exists only in the real compile (the log of an earlier pass):
+    # the header it lets in must be in the dependency list all the same. It computes only when
+    # the header came in.
+    sneak = ('#if __has_include("compile.log") || __has_include("/build/compile.log")\n#define GRADE_SNEAK <vector>\n'
+             "#include GRADE_SNEAK\n#define GRADE_GOT_VECTOR 1\n#endif\n")
+    write("has_include", sneak + replace_gemm_body("#ifndef GRADE_GOT_VECTOR\n    return;\n#endif\n" + gemm_body()))
+    # Filling the disk past RLIMIT_FSIZE: fallocate with FALLOC_FL_KEEP_SIZE on the log (256 MiB
+    # where the limit is 16): refused. It computes only when it could.
+    write("fallocate_log", slow(before=escape + 'extern "C" int GLUE(falloc, ate)(int, int, long, long);\n',
+                                host="    {\n        static int done = 0, ok = 0;\n"
+                                     "        if (!done++) ok = GLUE(falloc, ate)(1, 1, 0, 256l << 20) == 0;\n"
+                                     '        dprintf(2, "fallocate_log: %s\\n", ok ? "ALLOCATED" : "refused");\n'
+                                     "        if (!ok) return;\n    }"))
+    # More processes than one, each with its own address-space limit (four of them held 700 MiB
+    # each under a limit of 1 GiB): a fork is refused. It computes only when it could fork.
+    write("fork_memory", slow(before=escape + 'extern "C" int GLUE(fo, rk)();\nextern "C" int waitpid(int, int*, int);\n'
+                              'extern "C" void _exit(int);\n',
+                              host="    {\n        const int pid = GLUE(fo, rk)();\n"
+                                   "        if (pid == 0) _exit(0);\n"
+                                   "        if (pid > 0) waitpid(pid, nullptr, 0);\n"
+                                   '        dprintf(2, "fork_memory: %s\\n", pid > 0 ? "FORKED" : "refused");\n'
+                                   "        if (pid <= 0) return;\n    }"))
+    # More threads than the assignment allows (OMP_NUM_THREADS=1 here): the child's CPUs are
+    # pinned before it runs, and it cannot widen them. It computes only when it sees, or can take,
+    # more than one CPU.
+    if (os.cpu_count() or 1) > 1:
+        write("more_cpus", slow(before=escape + 'extern "C" int sched_getaffinity(int, unsigned long, void*);\n'
+                                'extern "C" int sched_setaffinity(int, unsigned long, const void*);\n',
+                                host="    {\n        unsigned long mask[16] = {0};\n        int cpus = 0;\n"
+                                     "        if (sched_getaffinity(0, sizeof mask, mask) == 0)\n"
+                                     "            for (unsigned long w : mask) cpus += __builtin_popcountl(w);\n"
+                                     "        unsigned long all[16];\n        for (unsigned long& w : all) w = ~0ul;\n"
+                                     "        const int widened = sched_setaffinity(0, sizeof all, all) == 0;\n"
+                                     '        dprintf(2, "more_cpus: %d CPUs, %s\\n", cpus, widened ? "WIDENED" : "not widened");\n'
+                                     "        if (cpus <= 1 && !widened) return;\n    }"))
+    # The linked child's ELF is read by column, whatever the widths: a program with an IFUNC of a
+    # 100000-byte resolver, one with an executable stack and one with a writable text, built here.
+    try:
+        from tools.grading import grade as grade_module
+        elf_check = getattr(grade_module, "child_elf_problem", None)
+    except SystemExit:
+        elf_check = None
+    if elf_check is None:
+        failures.append("grade.py has no child_elf_problem: the linked child is not checked")
+    else:
+        src = os.path.join(tmp, "elf_probe.c")
+        with open(src, "w") as f:
+            f.write("static int impl(void) { return 1; }\n"
+                    'static int (*resolve(void))(void) { __asm__ volatile("jmp 1f\\n.skip 100000, 0x90\\n1:"); return impl; }\n'
+                    'int big(void) __attribute__((ifunc("resolve")));\nint main(void) { return big(); }\n')
+        for label, flags, want in (("IFUNC", [], "IRELATIVE"), ("execstack", ["-Wl,-z,execstack"], "executable stack"),
+                                   ("writable text", ["-Wl,--omagic", "-no-pie"], "writable and executable")):
+            exe = os.path.join(tmp, "elf_probe_" + label.replace(" ", "_"))
+            q = subprocess.run(["gcc", "-O1", src, "-o", exe] + flags, capture_output=True, text=True)
+            listing = subprocess.run(["readelf", "-W", "-l", "-d", "-r", "-s", exe], capture_output=True,
+                                     text=True).stdout if q.returncode == 0 else None
+            why = elf_check(listing) if listing else None
+            if q.returncode == 0 and (not why or want not in why):
+                failures.append(f"the linked-child check misses {label}: {why!r}")
+
+    # --- issue 40: a grade to hand back --------------------------------------------------------------
+    # An empty gemm() passes the shapes with M, N or K = 0 and nothing else: no points. A copy of
+    # the slow kernel is flagged as identical; a compiler error that quotes an escape sequence of
+    # the terminal is shown escaped.
+    write("empty_gemm", replace_gemm_body(""))
+    write("slow_twin", slow())
+    write("ansi_error", "#error \x1b[2J\x1b[31m cleared\n" + solution)
+
     # --- timing: threads that spin whenever the kernel is not running ------------------------------
     # While the grade times the yardstick the child is idle: unless it is stopped, its threads take
     # the cores from the yardstick, which then looks slower, and the kernel faster "of the
@@ -440,8 +562,17 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
     # newline); loose files; a kernel file at the top of the class folder.
     os.symlink("good", os.path.join(subs, "link_classmate"))
     os.symlink(os.path.relpath(os.path.abspath(root), subs), os.path.join(subs, "link_instructor"))
-    odd = {b"M\xfcller": "M\\xfcller", 'quote",comma'.encode(): 'quote",comma', "new\nline".encode(): "new\nline",
-           "Zoë".encode(): "Zoë"}
+    def name_hash(raw):
+        return hashlib.sha256(raw).hexdigest()[:8]
+
+    # b"M\xfcller" and the literal "M\\xfcller" are shown alike: each keeps its row, told apart by a
+    # hash of its own name. A name of 250 bytes (past what a folder of OUT holds with its files) is
+    # cut there, and a newline is shown escaped.
+    long_name = "L" * 250
+    odd = {b"M\xfcller": f"M\\xfcller ({name_hash(b'M' + bytes([0xfc]) + b'ller')})",
+           b"M\\xfcller": f"M\\xfcller ({name_hash(b'M' + bytes([0x5c]) + b'xfcller')})",
+           'quote",comma'.encode(): 'quote",comma', "new\nline".encode(): "new\\x0aline",
+           "Zoë".encode(): "Zoë", long_name.encode(): long_name}
     for raw in odd:
         os.makedirs(os.path.join(os.fsencode(subs), raw))
         with open(os.path.join(os.fsencode(subs), raw, kname.encode()), "w") as f:
@@ -488,6 +619,10 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
         "seed_reply": "a wrong number of elements", "seed_exit": "a non-zero exit code",
         "early_ctor": "runs before main", "early_ifunc": "IFUNC", "early_preinit": "runs before main",
         "spinner": None,
+        # issue 40
+        "ifunc_big": "IFUNC", "incbin_blas": "does not compile", "has_include": "",
+        "fallocate_log": "C is wrong", "fork_memory": "C is wrong", "more_cpus": "C is wrong",
+        "empty_gemm": "first failing shape", "slow_twin": None, "ansi_error": "does not compile",
         "link_classmate": "symbolic link", "link_instructor": "symbolic link",
         "carol" + os.path.splitext(kname)[1]: "a loose file", kname: "at the top of the class folder",
         "log_bomb": None,
@@ -497,6 +632,12 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
         expect["seed_value"] = "C is wrong"
     if not gpu:
         expect["detached"] = "run"  # a warm-up or timed run: C wrong, or changed after the digest
+    if gpu or not x86:
+        del expect["ifunc_big"]
+    if not lib_candidates:
+        del expect["incbin_blas"]
+    if (os.cpu_count() or 1) == 1:
+        del expect["more_cpus"]
     if set(rows) != set(expect):
         failures.append(f"class.csv rows {sorted(rows)} != {sorted(expect)}")
 
@@ -511,8 +652,15 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
                     text += f"\n--- {name}/{f} (end) ---\n" + fh.read().decode(errors="replace")
         return text
 
-    def folder(name):  # grade.py's folder of a submission (out_name)
-        return os.path.join(out, name.replace("/", "_"))
+    def folder(name):  # grade.py's folder of a submission: the one whose feedback.txt names it
+        if not hasattr(folder, "named"):
+            folder.named = {}
+            for d in os.listdir(out) if os.path.isdir(out) else []:
+                fb = os.path.join(out, d, "feedback.txt")
+                if os.path.isfile(fb):
+                    first = open(fb, encoding="utf-8", errors="replace").readline()
+                    folder.named[first.partition("submission: ")[2].rstrip("\n")] = os.path.join(out, d)
+        return folder.named.get(name, os.path.join(out, name.replace("/", "_")))
 
     gflops = {n: float(r["gflops"]) for n, r in rows.items()}
     for name, reason in expect.items():
@@ -545,10 +693,21 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
             failures.append(f"{name}: correctness points {correct}, expected 80")
         if reason not in (None, "speed") and gs["score"] >= 80.0:
             failures.append(f"{name}: scored {gs['score']} although it fails")
-        if r["pass"] == "True":  # performance points: 20 x the share of the reference's speed
-            want = 20.0 * min(1.0, float(r["pct_of_reference"]) / 100.0)
+        if r["pass"] == "True":  # performance points: full from 90% of the reference's speed on
+            want = 20.0 * min(1.0, float(r["pct_of_reference"]) / 90.0)
             if abs(perf - want) > 0.01:
                 failures.append(f"{name}: {perf} performance points for {r['pct_of_reference']}% of the reference")
+        if "score" not in r or abs(float(r["score"] or -1) - gs["score"]) > 0.01:
+            failures.append(f"{name}: class.csv's score {r.get('score')} is not results.json's {gs['score']}")
+        # The feedback to hand back: there, with no seed and no code of the reference.
+        fb_path = os.path.join(folder(name), "feedback.txt")
+        fb = open(fb_path, encoding="utf-8", errors="replace").read() if os.path.exists(fb_path) else None
+        if fb is None:
+            failures.append(f"{name}: no feedback.txt")
+        elif str(SEED) in fb or "BEGIN SOLUTION" in fb or "inline void gemm" in fb:
+            failures.append(f"{name}: feedback.txt holds the seed or code: {fb[:500]}")
+        elif r["pass"] == "False" and r["error"] and r["error"] not in fb:
+            failures.append(f"{name}: feedback.txt does not give the reason {r['error']!r}")
     if "good" in rows and "slow" in rows:
         if not gflops["slow"] < 0.5 * gflops["good"]:
             failures.append(f"the slow kernel ({gflops['slow']} GFLOPS) is not far slower than the solution "
@@ -556,6 +715,35 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
         if float(rows["good"]["pct_of_reference"]) < 40.0:
             failures.append(f"the solution reaches only {rows['good']['pct_of_reference']}% of the same kernel "
                             "graded as the reference")
+
+    # Issue 40: no points from the empty shapes alone; copies flagged; nothing unprintable in any
+    # field; the attacks' logs show that they tried.
+    if "empty_gemm" in rows and float(rows["empty_gemm"].get("score") or 0) != 0.0:
+        failures.append(f"an empty gemm() scores {rows['empty_gemm'].get('score')}: points from the empty shapes alone")
+    if "tampered" in rows and float(rows["tampered"].get("score") or 0) != 0.0:
+        failures.append(f"the untouched starter scores {rows['tampered'].get('score')}")
+    summary_path = os.path.join(out, "summary.txt")
+    summary_text = open(summary_path, encoding="utf-8").read() if os.path.exists(summary_path) else ""
+    twins = re.search(r"^identical kernel files: (.*)$", summary_text, re.M)
+    copies = re.search(r"^copies of the instructor's kernel: (.*)$", summary_text, re.M)
+    if not twins or not {"slow", "slow_twin"} <= set(twins.group(1).split(", ")):
+        failures.append(f"slow and slow_twin are not flagged as identical: {summary_text!r}")
+    if not copies or "good" not in copies.group(1).split(", "):
+        failures.append(f"good (the instructor's kernel) is not flagged as a copy: {summary_text!r}")
+    if not re.search(r"^class: \d+ of \d+ pass$", summary_text, re.M) or "class: " not in p.stdout:
+        failures.append(f"no class summary: {summary_text!r}")
+    for name, r in rows.items():
+        for k, v in r.items():
+            if v and re.search(r"[\x00-\x1f\x7f-\x9f]", v):
+                failures.append(f"{name}: class.csv's {k} holds a control character: {v!r}")
+    for name, attempt in (("fallocate_log", "fallocate_log: refused"), ("fork_memory", "fork_memory: refused"),
+                          ("more_cpus", "more_cpus: 1 CPUs, not widened")):
+        log = os.path.join(folder(name), "child.log")
+        if name in rows and attempt not in (open(log, errors="replace").read() if os.path.exists(log) else ""):
+            failures.append(f"{name}'s log does not show the attack refused ({attempt!r})" + evidence(name))
+    falloc_log = os.path.join(out, "fallocate_log", "child.log")
+    if os.path.exists(falloc_log) and os.stat(falloc_log).st_blocks * 512 > (RUN_FSIZE_TEST := 16 << 20) + (1 << 20):
+        failures.append(f"fallocate_log's log holds {os.stat(falloc_log).st_blocks * 512} bytes on disk, past {RUN_FSIZE_TEST}")
 
     # Nothing of the child reaches a file the student sees: no seed (nor the numbers a child that
     # knew it would spell it with), no host file, no raw output. Nothing of the grader reaches the
@@ -698,14 +886,14 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
         failures.append(f"--unsandboxed: exit {q.returncode}, rows {rows_u}, stdout {q.stdout[-800:]} {q.stderr[-800:]}")
 
     # --- speed: the same kernel in process and through the sandboxed child --------------------------
-    # The solution graded through the sandboxed child twice, and run by the chapter binary itself
+    # The solution graded through the sandboxed child twice, and by the grading binary in process
     # three times in between, best against best: a single timing of each is at the mercy of a
     # shared machine. The child's time includes what the grade adds to every batch (the row
     # permutation of B, the digests of C, a round trip): the window below is the bound that
     # overhead must keep. On a GPU that overhead is tens of microseconds a call, so the GPU
     # comparison runs at 8192.
     def in_process():
-        q = subprocess.run([binary, "--grade", "--seed", str(SEED), "--out", os.path.join(tmp, "inproc")] + BAND,
+        q = subprocess.run([binary, "--seed", str(SEED), "--out", os.path.join(tmp, "inproc")] + BAND,
                            capture_output=True, text=True, env=ENV)
         m = re.search(r"^\d+\s+[\d.]+\s+([\d.]+)", q.stdout, re.M)
         return float(m.group(1)) if m else None

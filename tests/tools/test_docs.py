@@ -9,6 +9,12 @@ Checked:
   exists (code blocks, fenced or indented, are commands and HTML comments notes: skipped;
   plots/latest/ is never committed; a path with *, {, NN, < or $ is a pattern). A link to chapters/<id>/ of a chapter agreed in docs/reading-order.md's numbering
   table but not yet on the list is reported, not failed;
+- every citation by commit, "git show COMMIT:PATH" or "git archive COMMIT PATH" (history pruned
+  from the tree, docs/history.md), code blocks included, names a commit of this repository's
+  history and a file or folder at that commit (git cat-file -e COMMIT:PATH; {a,b} alternatives
+  each, as the shell expands them; no * or ?, which git show does not expand); then doctored
+  citations (a path changed, an unknown commit, a pattern) must be reported. Without the history (not a git checkout, or a shallow clone) these checks cannot run:
+  the test says so and exits 77 (skipped) if nothing else failed;
 - the README's chapter map: every chapter of chapters/chapters.txt in it, in order, each with its
   link and "9.0 only" exactly for the Hopper chapters; a row for an agreed chapter not yet on the
   list says "in progress", a row for a listed one does not; a listed chapter may be missing only
@@ -25,7 +31,8 @@ Checked:
   the chapters its row names;
 - the tools' code (tools/**/*.py, tools/**/*.sh, ./tutorial) names no chapter id that is not on the
   list or agreed (an old id, e.g. an example of before a renumbering).
-Exit: 0 pass, 1 fail.
+Exit: 0 pass, 1 fail, 77 skipped: the citations by commit could not be checked (no git history)
+and everything else passed.
 """
 import glob
 import os
@@ -81,12 +88,73 @@ PLOTS = re.compile(r"(?<![\w/.])(plots/[A-Za-z0-9_./+{},*$<>-]*)")
 # A source file of tools/ or tests/ named in the text (not build/tools/NAME, a binary): it exists.
 SOURCES = re.compile(r"(?<![\w/.$])((?:tools|tests)/[A-Za-z0-9_/]+"
                      r"\.(?:py|sh|cu|cuh|cpp|hpp|txt|md))(?!\w)")
+# --- Citations by commit: `git show COMMIT:PATH` ------------------------------------------------
+# The citation may break across a line (git show\nCOMMIT:PATH); PATH ends at a space, a backtick, a
+# closing bracket or the end of a sentence; <, NN and $ make it a pattern, as for plots/ paths.
+CITATION = re.compile(r"git\s+show\s+([0-9a-f]{7,40}):([^\s`)\]]+)")
+# `git archive COMMIT PATH` brings a folder back: the same check, PATH at COMMIT.
+ARCHIVE = re.compile(r"git\s+archive\s+([0-9a-f]{7,40})\s+([^\s`)\]|;>]+)")
+
+
+def git(*args):
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def history_missing():
+    """Why citations by commit cannot be checked here, or None when they can."""
+    p = git("rev-parse", "--is-shallow-repository")
+    if p.returncode != 0:
+        return "not a git checkout"
+    if p.stdout.strip() == "true":
+        return "a shallow clone (git fetch --unshallow brings the history)"
+    return None
+
+
+def expand(path):
+    """PATH with each {a,b,...} replaced by its alternatives, as the shell expands it."""
+    m = re.search(r"\{([^{}]*)\}", path)
+    if not m:
+        return [path]
+    return [x for alt in m.group(1).split(",")
+            for x in expand(path[:m.start()] + alt + path[m.end():])]
+
+
+def citation_problems(commit, path):
+    """What is wrong with `git show COMMIT:PATH` in this repository ([] if nothing)."""
+    if any(c in path for c in "*?"):
+        return [f"git show {commit}:{path}: git show does not expand * or ?; cite the folder"]
+    if git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
+        return [f"git show {commit}:{path}: {commit} is no commit of this repository (or this "
+                f"checkout lacks part of its history: git fetch)"]
+    return [f"git show {commit}:{path}: {p} is not in commit {commit}"
+            for p in expand(path) if git("cat-file", "-e", f"{commit}:{p}").returncode != 0]
+
+
+def citations(text):
+    """[(commit, path)] of the text's citations by commit, patterns (<, NN, $) left out."""
+    out = []
+    for commit, path in CITATION.findall(text) + ARCHIVE.findall(text):
+        path = path.rstrip(".,:;")
+        if not any(s in path for s in ("<", "NN", "$")):
+            out.append((commit, path))
+    return out
+
+
+no_history = history_missing()
+cited_by_commit = 0
 checked = 0
 for md in tracked_markdown():
     if md.startswith("plots/latest/"):
         continue
     base = os.path.dirname(os.path.join(ROOT, md))
-    text = re.sub(r"```.*?```|<!--.*?-->", "", read(md), flags=re.S)
+    # Citations by commit are checked in commands too (code blocks), not in notes (HTML comments).
+    for commit, path in citations(re.sub(r"<!--.*?-->", "", read(md), flags=re.S)):
+        cited_by_commit += 1
+        if not no_history:
+            for p in citation_problems(commit, path):
+                expect(False, f"{md}: {p}")
+    # A path inside a citation by commit is not one of the tree's.
+    text = CITATION.sub("git show", re.sub(r"```.*?```|<!--.*?-->", "", read(md), flags=re.S))
     for line in text.splitlines():
         if line.startswith(("    ", "\t")):
             continue
@@ -102,7 +170,7 @@ for md in tracked_markdown():
                 notes.append(f"{md}: ({target}): agreed in docs/reading-order.md, not yet on "
                              f"the list")
             else:
-                failures.append(f"{md}: link ({target}) leads nowhere")
+                expect(False, f"{md}: link ({target}) leads nowhere")
         for path in PLOTS.findall(line):
             path = path.rstrip(".,:;")
             if (md.startswith("plots/") or path.startswith("plots/latest")
@@ -224,7 +292,35 @@ for path in code:
         expect(ok, f"{os.path.relpath(path, ROOT)}: names {token}, not a chapter of the list "
                    f"(chapter {n:02d} is {numbers.get(n)})")
 
+# --- Doctored citations by commit must be reported (the check can fail) --------------------------
+if not no_history:
+    head = git("rev-parse", "--short=7", "HEAD").stdout.strip()
+    real = [(c, p) for md in tracked_markdown() if not md.startswith("plots/latest/")
+            for c, p in citations(read(md)) if "{" not in p][:1]
+    expect(real, "the text cites at least one file by commit (git show COMMIT:PATH)")
+    for commit, path in real:
+        expect(not citation_problems(commit, path), f"git show {commit}:{path} is found")
+        doctored = [(commit, path.rstrip("/") + "_doctored"), ("0000000", path),
+                    (commit, os.path.dirname(path.rstrip("/")) + "/*")]
+        for c, p in doctored:
+            text = f"the numbers (`git show {c}:{p}`)."
+            found = [q for cc, pp in citations(text) for q in citation_problems(cc, pp)]
+            expect(found, f"a doctored citation, git show {c}:{p}, is reported")
+    expect(citations("`git show\n" + head + ":tests/tools/test_docs.py`.") ==
+           [(head, "tests/tools/test_docs.py")], "a citation broken across a line is read whole")
+    expect(citations(f"git archive {head} tests/tools | tar -x") == [(head, "tests/tools")],
+           "git archive COMMIT PATH is a citation too")
+    expect(not citation_problems(head, "tests/tools/{test_docs,test_report}.py"),
+           "{a,b} alternatives that exist are found")
+    expect(citation_problems(head, "tests/tools/{test_docs,test_nothing}.py"),
+           "{a,b} alternatives: a missing one is reported")
+
 for n in notes:
     print("note:", n)
-print(f"docs: {checked} links and paths, {len(rows)} map rows checked; {len(failures)} failure(s)")
+print(f"docs: {checked} links and paths, {cited_by_commit} citations by commit, {len(rows)} map rows "
+      f"checked; {len(failures)} failure(s)")
+if no_history and cited_by_commit and not failures:
+    print(f"SKIP: the {cited_by_commit} citations by commit (git show COMMIT:PATH) were not checked: "
+          f"{no_history}. Everything else passed.")
+    sys.exit(77)
 sys.exit(1 if failures else 0)

@@ -154,15 +154,17 @@ for key, tiles, KT, workers, split in [("stream_k_small", 5, 8, 4, "stream_k"),
     expect((s.get("tiles"), s.get("KT"), s.get("max_workers"), s.get("split")) ==
            (tiles, KT, workers, names[split]), f"{key}: the example chapter 17's README draws")
 
-# Chapter 19: the plan gemm() runs, chapter 18 for the decode batches small_m names.
+# Chapter 19: the plan gemm() runs, chapter 18 where small_m names it.
 disp = d["dispatcher"]
 ms, ns = sorted({r[0] for r in disp}), sorted({r[1] for r in disp})
 check_grid("dispatcher", figs[f"ch{d['dispatcher_chapter']}_dispatcher"], 0,
            {(ns.index(n), ms.index(m)): "small_m\n(ch18)" if small else
             f"{d['kernel_names'][str(k)]}\n{d['tile_names'][str(t)]}"
             for m, n, small, k, t in disp})
-expect(all(small == (m <= 64 and n >= 1024) for m, n, small, k, t in disp),
+expect(all(small == (n >= 1024) for m, n, small, k, t in disp if m <= 64),
        "dispatcher: chapter 18 for M <= 64, N >= 1024 (chapter 19's small_m, its README's rule)")
+expect(not any(small for m, n, small, k, t in disp if m > 256),
+       "dispatcher: past 256 rows, always the cost model (chapter 19's small_m)")
 expect(any(small for m, n, small, k, t in disp) and not all(small for m, n, small, k, t in disp),
        "dispatcher: the map holds both chapter 18's and the cost model's shapes")
 

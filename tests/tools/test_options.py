@@ -25,8 +25,8 @@ CASES = [
     ["--reps", "3", "--rounds", "2", "--warmup", "0"], ["--l2-flush", "off"], ["--l2-flush=on"],
     ["--alpha", "1.5", "--beta", "-0.5"], ["--alpha", ".5"], ["--alpha", "2e-3"], ["--beta", "-0"],
     ["--seed", "0"], ["--check", "sample"], ["--check", "auto"], ["--no-baseline"],
-    ["--out", "somewhere"], ["--out=x/y"], ["--device", "0"], ["--grade", "--remote", "p"],
-    ["--timeout", "5"], ["--sizes", "0"], ["--sizes", "46340"],
+    ["--out", "somewhere"], ["--out=x/y"], ["--device", "0"], ["--sizes", "0"],
+    ["--sizes", "46340"],
     # refused
     ["--bogus"], ["bogus"], ["-x"], ["--sizes", "abc"], ["--sizes", "64,,128"], ["--sizes", ""],
     ["--sizes", "64,"], ["--sizes", "64x"], ["--sizes", "1x2"], ["--sizes", "1x2x3x4"],
@@ -40,6 +40,8 @@ CASES = [
     ["--device", "1024"], ["--seed", "-1"], ["--seed", "1.5"], ["--l2-flush", "maybe"],
     ["--no-baseline=1"], ["--help=yes"], ["--remote", "p"], ["--remote", ""], ["--out", ""],
     ["--timeout", "0"], ["--grade=1"],
+    # the grading binary's options (common/grading/grade_chapter.cpp), not a chapter binary's
+    ["--grade"], ["--grade", "--remote", "p"], ["--timeout", "5"],
 ]
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tools/reporting/plot.py as a user runs it, no GPU needed: every chart and the results table from
-the committed H100 CSVs and from small CSVs with the newer columns (the ratio's spread, the timing
-conditions, measured ceilings, a shape sweep's steps); bad command lines and bad CSVs exit 2
-naming what is wrong; without matplotlib, the table alone and one line saying so.
+the H100's CSVs of the old format (tests/tools/data/h100_old_protocol) and from small CSVs with
+the newer columns (the ratio's spread, the timing conditions, measured ceilings, a shape sweep's
+steps); bad command lines and bad CSVs exit 2 naming what is wrong; without matplotlib, the table
+alone and one line saying so.
 
 Usage: python3 -m tests.run tests.tools.test_report PLOTS_DIR
 Exit: 0 pass, 1 fail, 77 skipped: no Python on this machine imports matplotlib (the checks that

@@ -234,6 +234,16 @@ with tempfile.TemporaryDirectory() as tmp:
     grades = [c[2] for c in env.calls() if c[0] == "python3"]
     expect(len(grades) == 1 and grades[0][5:] == [ROOT, "--seed", "5"],
            f"grade 02 --seed 5 grades this repository (grade.py got {grades})")
+    # The chapter's grading binary, which a plain build leaves out, is built where the chapter is.
+    ninjas = [c[2] for c in env.calls() if c[0] == "ninja"]
+    expect(not any("chapters/grade_02_cpu_tiled" in n for n in ninjas),
+           f"grade 02 builds no grading binary where chapter 02 is not built (ninja got {ninjas})")
+    os.makedirs(os.path.join(build, "chapters"), exist_ok=True)
+    write_stub(os.path.join(build, "chapters", "02_cpu_tiled"), "#!/bin/sh\n")
+    rc, out, err = env.run(["grade", "02", "--seed", "5"], GEMM_BUILD_DIR=build)
+    ninjas = [c[2] for c in env.calls() if c[0] == "ninja"]
+    expect(any(n[-1:] == ["chapters/grade_02_cpu_tiled"] for n in ninjas),
+           f"grade 02 builds chapter 02's grading binary (ninja got {ninjas})")
 
     rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=build, GEMM_RESULTS_DIR="myresults")
     expect(os.path.isdir(os.path.join(env.caller, "myresults")),

@@ -97,7 +97,6 @@ def parse_shape(text):
 
 
 def check(argv):
-    grade, remote = False, None
     i = 0
     while i < len(argv):
         arg, value, inline = argv[i], None, False
@@ -120,9 +119,6 @@ def check(argv):
 
         if arg in ("--help", "-h", "--no-baseline"):
             no_value()
-        elif arg == "--grade":
-            no_value()
-            grade = True
         elif arg == "--sizes":
             text = take()
             for item in split(text, ","):
@@ -151,12 +147,6 @@ def check(argv):
             m = take()
             if m not in ("full", "sample", "off", "auto"):
                 raise UsageError(f"--check: expected full, sample, off or auto, got '{m}'")
-        elif arg == "--remote":
-            remote = take()
-            if not remote:
-                raise UsageError("--remote: expected a program, got nothing")
-        elif arg == "--timeout":
-            parse_bounded(take(), "--timeout", 1, 86400)
         elif arg == "--out":
             if not take():
                 raise UsageError("--out: expected a directory, got nothing")
@@ -165,8 +155,6 @@ def check(argv):
         else:
             raise UsageError(f"unknown argument '{argv[i]}' (see --help)")
         i += 1
-    if remote is not None and not grade:
-        raise UsageError("--remote is for --grade only (see docs/assignments.md)")
 
 
 def main(argv):

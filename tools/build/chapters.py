@@ -192,6 +192,22 @@ def diff_base(chapters, i):
 
 
 WRAPPERS = "common/device"
+# A kernel with no kernel of its own to diff (a dispatcher) says `// Read whole: FILE...` (besides its
+# kernel file); a wrapper header that extends an earlier one says `// Builds on: common/device/NAME`
+# and is diffed against it rather than counted whole.
+READ_WHOLE = re.compile(r"^// Read whole: (.+?)\s*$", re.M)
+HEADER_BASE = re.compile(r"^// Builds on: (common/device/\S+)\s*$", re.M)
+
+
+def _first(pattern, path):
+    with open(os.path.join(ROOT, path)) as f:
+        m = pattern.search(f.read())
+    return m.group(1) if m else None
+
+
+def line_count(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return sum(1 for _ in f)
 
 
 def wrapper_files(cid):
@@ -209,11 +225,18 @@ def diff_table(chapters):
     for i, c in enumerate(chapters[1:], 1):
         prev = diff_base(chapters, i)
         a, b = kernel_file(prev.id), kernel_file(c.id)
+        whole = _first(READ_WHOLE, b)
+        if whole:  # no kernel of its own: the files to read, whole, and their lines
+            files = [b] + [f"chapters/{c.id}/{n}" for n in whole.split()]
+            rows.append(f"| {c.id[:2]} | read whole ({sum(line_count(f) for f in files)} lines) | " +
+                        " and ".join(f"`{f}`" for f in files) + " |")
+            continue
         size = changed_lines(a, b)
         see = f"`git diff --no-index {a} {b}`"
         for h in wrapper_files(c.id):
-            size += changed_lines("/dev/null", h)
-            see += f" and `{h}`"
+            base = _first(HEADER_BASE, h)
+            size += changed_lines(base or "/dev/null", h)
+            see += f" and `git diff --no-index {base} {h}`" if base else f" and `{h}`"
         rows.append(f"| {prev.id[:2]} → {c.id[:2]} | {size} | {see} |")
     return "\n".join(rows) + "\n"
 

@@ -13,7 +13,7 @@ compiles it for sm_90a) by this machine's nvcc with CUDA 12.0's headers first on
 path: its front end reads host and device code against 12.0's runtime API. The PTX, declared as
 PTX ISA 8.0 (CUDA 12.0's), is assembled by 12.0's ptxas: an instruction or a form that 12.0 does
 not know fails there. The newer nvcc's own code generation stays (no wheel has 12.0's), so this
-is evidence for 12.0, not a 12.0 build. A file that includes cuBLAS (common/harness/gpu_runner.cu) is
+is evidence for 12.0, not a 12.0 build. A file that includes cuBLAS (common/harness/yardsticks.cu) is
 left out: 12.0's cuBLAS headers come only with its 400 MB library wheel, and the newer cuBLAS
 headers do not compile against 12.0's runtime headers. What 12.0's ptxas says about performance
 (e.g. wgmma serialized) is printed.

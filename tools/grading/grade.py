@@ -3,7 +3,7 @@
 
   python3 -m tools.grading.grade CHAPTER SUBMISSION... [--build BUILD] [--seed N] [--out DIR] [--gradescope]
            [--timeout S] [--time-limit S] [--compile-limit S] [--perf-target PCT]
-           [--perf-points P] [--correct-points P] [--unsandboxed] [-- CHAPTER-BINARY OPTIONS...]
+           [--perf-points P] [--correct-points P] [--unsandboxed] [-- GRADING-BINARY OPTIONS...]
 
 A SUBMISSION is a student's copy of the repository, a folder holding the chapter's kernel file,
 the kernel file itself, or a folder of such submissions (each subfolder is one; a link, a loose
@@ -11,8 +11,8 @@ file or a kernel file at its top gets a FAIL row of its own). From each, only th
 file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox:
 its includes are checked against an allow-list by the compiler's own dependency output, and it is
 compiled alone, as its own translation unit exporting nothing but the contract's gemm, into a
-child process (tools/grading/grade_child.cu) that only computes. The instructor's chapter binary
-(`--grade --remote`) runs that child in a sandbox of its own, which holds the child and its
+child process (tools/grading/grade_child.cu) that only computes. The chapter's grading binary from
+the instructor's build (BUILD/chapters/grade_<chapter>, with `--remote`) runs that child in a sandbox of its own, which holds the child and its
 libraries and nothing else, makes the inputs from the secret seed, checks what the child returns,
 times every run on its own clock (the yardstick with the child stopped) and writes the verdict
 into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
@@ -22,11 +22,14 @@ Performance points compare each submission with the instructor's own kernel, gra
 in the same run; --perf-target PCT compares with a percentage of the yardstick instead.
 
 Writes OUT/<submission>/ (the kernel as built, the compiler's output, the child's log, the grade's
-output and JSON), OUT/class.csv and, with --gradescope, OUT/<submission>/results.json in
-Gradescope's format. Every folder it writes holds a file .gemm-grade; it deletes no other.
+output and JSON: the instructor's evidence, which names the seed; and feedback.txt, the file to hand
+back), OUT/class.csv (with each score), OUT/summary.txt (passes, scores, identical kernel files and
+copies of the instructor's) and, with --gradescope, OUT/<submission>/results.json in Gradescope's
+format. Every folder it writes holds a file .gemm-grade; it deletes no other.
 Exit: 0 when every submission was graded (whatever the grades), 1 when the instructor's own kernel
 fails the grade, 2 for a bad command line or a missing sandbox (found before anything is built),
-77 when this machine has no GPU that can run the chapter.
+3 when grade.py itself failed or could not write what it graded (every row is on the console), 77
+when this machine has no GPU that can run the chapter.
 Environment: GEMM_GRADE_BWRAP, the bubblewrap program (default: bwrap on PATH).
 """
 import argparse
@@ -54,13 +57,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HERE = os.path.dirname(os.path.abspath(__file__))  # tools/grading: the child, the entry
 from tools.build import chapters as chapter_list  # noqa: E402  (the one list of chapters)
 
+EXIT_REFERENCE_FAILED = 1  # the instructor's own kernel does not pass: nothing to compare with
+EXIT_GRADER_ERROR = 3      # grade.py itself failed, or could not write what it graded
 MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
 REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others
 NOBODY = 65534            # the sandbox's user when grade.py runs as root
 ENTRY = "grade_gemm"      # the one symbol the kernel's object file exports
 KERNEL_BYTES = 1 << 20    # the largest kernel file read
 LOG_BYTES = 1 << 20       # compile.log keeps the compiler's last MiB
-SEED_MAX = (1 << 63) - 1  # the chapter binary's --seed is a signed 64-bit number
+SEED_MAX = (1 << 63) - 1  # the grading binary's --seed is a signed 64-bit number
 # Headers any kernel may include (the chapters' own includes are added per chapter).
 SAFE_CPU = ["<cstdint>", "<cstddef>", "<cstdio>", "<cstdlib>", "<cmath>", "<algorithm>",
             "<type_traits>", "<utility>"]
@@ -101,8 +106,10 @@ def die(msg, code=2):
 
 def shown(text):
     """Text as it may be printed or written anywhere: a name that is not UTF-8 (a folder from a
-    zip made on Windows) keeps its bytes as \\xNN escapes instead of failing the whole run."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    zip made on Windows) keeps its bytes as \\xNN escapes instead of failing the whole run, and a
+    control character (a newline, an escape sequence for the terminal) is shown as \\xNN too."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
 def chapter_of(chapter):
@@ -139,15 +146,27 @@ class Sub:
 
     def __init__(self, name, kernel=None, root=None, refused=None):
         self.name, self.kernel, self.root, self.refused = name, kernel, root, refused
-        self.out = out_name(name)
+        self.out, self.shown = out_name(name), shown(name)
+
+
+PROGRESS_S = 30   # a line on the console while one grade runs longer
+NOISE_BAND = 10.0  # per cent: full performance points from (100 - NOISE_BAND)% of the target on
+NAME_BYTES = 120  # the longest folder name of OUT (a file system allows 255 bytes)
+
+
+def name_hash(name):
+    return hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
 
 
 def out_name(name):
-    """The folder of OUT that holds a submission's evidence: its name, shown as text, and never one
-    of grade.py's own names."""
+    """The folder of OUT that holds a submission's evidence: its name, shown as text, never one of
+    grade.py's own names, and at most NAME_BYTES bytes (a longer one is cut and ends with a hash of
+    the whole name)."""
     n = shown(name).replace("/", "_")
-    if n in (REFERENCE, "class.csv", ".", "..", "") or n.startswith("."):
-        n = "_" + n + "_" + hashlib.sha256(n.encode()).hexdigest()[:8]
+    if n in (REFERENCE, "class.csv", "summary.txt", ".", "..", "") or n.startswith("."):
+        n = "_" + n + "_" + name_hash(name)
+    if len(n.encode()) > NAME_BYTES:
+        n = n.encode()[:NAME_BYTES - 9].decode("utf-8", "ignore") + "_" + name_hash(name)
     return n
 
 
@@ -189,10 +208,15 @@ def expand(paths, ch, kname):
             else:
                 out.append(Sub(e, refused="refused: a loose file in the class folder (each submission "
                                "goes into a folder of its own)"))
+    # Two names shown alike (b"M\\xfcller" and "M\\\\xfcller", two long names cut alike): each
+    # keeps its row, with a hash of its own name after it.
     names = [s.out for s in out]
-    if len(set(names)) != len(names):
-        die("two submissions have the same name: " +
-            ", ".join(sorted(set(n for n in names if names.count(n) > 1))))
+    for s in out:
+        if names.count(s.out) > 1:
+            s.shown = f"{s.shown} ({name_hash(s.name)})"
+            s.out = out_name(s.out + "_" + name_hash(s.name))
+    if len(set(x.out for x in out)) != len(out):
+        die("two submissions have the same name: " + ", ".join(sorted(x.shown for x in out)))
     return out
 
 
@@ -352,12 +376,14 @@ class Sandbox:
                     os.lchown(x, NOBODY, NOBODY)
 
     def argv(self, cmd, limits, rw=(), ro=(), dev=(), env=None, cwd="/tmp", system=True,
-             tmp_size=COMPILE_TMP, proc=True, sys_ro=False, copies=()):
+             tmp_size=COMPILE_TMP, proc=True, sys_ro=False, copies=(), view=None):
         """The command line that runs `cmd` sandboxed, to be started with an empty environment.
         rw, ro: (host path, sandbox path) pairs; dev: device files to bind besides /dev/null;
         copies: (file descriptor, sandbox path) of programs bubblewrap copies into the sandbox
         from a descriptor the caller opens (a copy, unlike a bind, shows no host path in
-        /proc/self/mountinfo)."""
+        /proc/self/mountinfo); view (with system=True): the (host path, sandbox path) pairs that
+        make up the system instead of /usr and the toolkit (toolchain_view); tmp_size None: no
+        /tmp at all."""
         env = dict(env or {})
         if system:
             env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -372,7 +398,13 @@ class Sandbox:
             return [self.tools["env"], "-i"] + [f"{k}={v}" for k, v in env.items()] + outer + inner
         a = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
              "--cap-drop", "ALL"]
-        if system:
+        if system and view is not None:  # only the toolchain: its programs, headers and libraries
+            for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+                if os.path.islink(d):
+                    a += ["--symlink", os.readlink(d), d]
+            for src, dst in view:
+                a += ["--ro-bind", src, dst]
+        elif system:
             a += ["--ro-bind", "/usr", "/usr"]
             for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
                 if os.path.islink(d):
@@ -389,7 +421,9 @@ class Sandbox:
                     a += ["--ro-bind", d, d]
         if proc:
             a += ["--proc", "/proc"]
-        a += ["--size", str(tmp_size), "--tmpfs", "/tmp", "--dev-bind", "/dev/null", "/dev/null"]
+        if tmp_size is not None:
+            a += ["--size", str(tmp_size), "--tmpfs", "/tmp"]
+        a += ["--dev-bind", "/dev/null", "/dev/null"]
         for node in dev:
             a += ["--dev-bind", node, node]
         if sys_ro:
@@ -403,10 +437,17 @@ class Sandbox:
         a += ["--remount-ro", "/", "--clearenv"]
         for k, v in env.items():
             a += ["--setenv", k, v]
-        a += ["--chdir", cwd, "--"] + list(cmd)
+        a += ["--chdir", cwd if tmp_size is not None else "/", "--"] + list(cmd)
         if self.as_nobody:
             a = [self.tools["setpriv"], f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + a
         return outer + a
+
+
+def child_cpus():
+    """How many CPUs the child keeps (grade_seal pins it to them): the grader's OMP_NUM_THREADS,
+    the threads the assignment allows, or 0 (every CPU grade.py may use) when it is not set."""
+    m = re.match(r"\s*(\d+)", os.environ.get("OMP_NUM_THREADS", ""))
+    return int(m.group(1)) if m and int(m.group(1)) > 0 else 0
 
 
 def library_closure(binary, loader_needed=True):
@@ -458,6 +499,113 @@ def cuda_driver_libraries():
     return libs
 
 
+def parse_deps(path, build):
+    """The files of a dependency list (make syntax, -M or -MD), as absolute paths in the sandbox,
+    in the order read (the first file refused is the one the kernel file included)."""
+    text = open(path, errors="replace").read().replace("\\\n", " ")
+    files, toks = {}, re.findall(r"(?:\\.|[^\s\\])+", text)
+    colon = next((i for i, tok in enumerate(toks) if tok.endswith(":")), -1)
+    for tok in toks[colon + 1:]:  # after the target ("kernel.o:" or nvcc's "kernel.o :")
+        f = os.path.normpath(os.path.join("/build", tok.replace("\\ ", " ").replace("$$", "$")))
+        if is_inside(f, build):  # --unsandboxed: the host's path of the build folder
+            f = "/build" + f[len(build):]
+        files[f] = True
+    return list(files)
+
+
+def symbol_types(listing):
+    """The types of the symbols in readelf -s output (its Type column, found by position: Num:,
+    Value, Size, Type, whatever the width of the size)."""
+    types = set()
+    for line in listing.splitlines():
+        t = line.split()
+        if len(t) >= 8 and re.fullmatch(r"\d+:", t[0]) and re.fullmatch(r"[0-9a-fA-F]+", t[1]):
+            types.add(t[3])
+    return types
+
+
+def child_elf_problem(listing):
+    """Why a linked child (readelf -W -l -d -r -s) is refused, or None: a segment both writable and
+    executable or an executable stack (code that can be written), a relocation of the text
+    (TEXTREL), an IRELATIVE relocation or an IFUNC symbol (a resolver that runs while the loader
+    relocates, before main), a .preinit_array."""
+    if listing is None:
+        return "could not be read"
+    for line in listing.splitlines():
+        t = line.split()
+        if t and t[0] in ("LOAD", "GNU_STACK") and len(t) >= 8:
+            flags = "".join(t[6:-1])  # between the sizes and the alignment: "R", "RW", "R E", "RWE"
+            if "E" in flags and ("W" in flags or t[0] == "GNU_STACK"):
+                return f"has a {'writable and executable segment' if t[0] == 'LOAD' else 'executable stack'}"
+    if re.search(r"\(TEXTREL\)|\bFLAGS\b.*\bTEXTREL\b", listing):
+        return "relocates its code (TEXTREL)"
+    if re.search(r"\(PREINIT_ARRAY", listing):
+        return "has a .preinit_array (code that runs before main)"
+    if re.search(r"\bR_\w*IRELATIVE\b", listing):
+        return "has an IRELATIVE relocation (an IFUNC resolver runs before main)"
+    if "IFUNC" in symbol_types(listing):
+        return "has an IFUNC symbol (a resolver runs before main)"
+    return None
+
+
+def toolchain_view(gpu):
+    """What the sandbox that compiles a submission holds, as (host path, sandbox path) pairs: the
+    compiler's programs (the driver, cc1plus, the assembler, sh, objcopy, nm, readelf, rm; for a GPU
+    chapter nvcc's bin/ and nvvm/), the shared libraries those programs load (ldd), the loader,
+    and the include folders, nothing else: no BLAS, no cuBLAS or cuBLASLt and their cubins (the
+    toolkit's lib/ is not there), no library a `.incbin` or `.include` of the assembler could
+    copy into the kernel. The link, which reads objects only, runs in the wider sandbox."""
+    programs, dirs = [], []
+    for name in ("sh", "g++", "gcc", "as", "objcopy", "nm", "readelf", "rm"):
+        found = shutil.which(name, path="/usr/bin:/bin")
+        if found:
+            programs.append(found)
+    for name in ("cc1plus", "cc1"):
+        p = subprocess.run(["g++", f"-print-prog-name={name}"], capture_output=True, text=True)
+        if p.returncode == 0 and os.path.isabs(p.stdout.strip()) and os.path.isfile(p.stdout.strip()):
+            programs.append(p.stdout.strip())
+            plugin = os.path.join(os.path.dirname(p.stdout.strip()), "liblto_plugin.so")
+            if os.path.isfile(plugin):  # the driver looks for it whatever it is asked to do
+                programs.append(plugin)
+    # The include folders the compiler searches (its own account).
+    p = subprocess.run(["g++", "-x", "c++", "-E", "-v", "-"], input="", capture_output=True, text=True)
+    listing = p.stderr.split("#include <...> search starts here:")[-1].split("End of search list.")[0]
+    dirs += [d.strip() for d in listing.splitlines() if d.strip() and os.path.isdir(d.strip())]
+    dirs.append("/usr/include")
+    if gpu:
+        nvcc = nvcc_path()
+        top = os.path.dirname(os.path.dirname(nvcc))
+        for sub in ("bin", "nvvm", "include"):
+            if os.path.isdir(os.path.join(top, sub)):
+                dirs.append(os.path.join(top, sub))
+        dirs += glob.glob(os.path.join(top, "targets", "*", "include"))
+        programs += [f for d in (os.path.join(top, "bin"), os.path.join(top, "nvvm", "bin"))
+                     for f in glob.glob(os.path.join(d, "*")) if os.path.isfile(f) and os.access(f, os.X_OK)]
+    view = {}
+    for d in dirs:  # a folder reached through a link is bound where the compiler looks for it
+        view[d] = os.path.realpath(d)
+    for prog in programs:
+        view[prog] = os.path.realpath(prog)
+        libs, loader = library_closure(prog, loader_needed=False)
+        for lib in list(libs.values()) + ([loader] if loader else []):
+            view[os.path.normpath(lib)] = os.path.realpath(lib)
+    for f in ("/etc/ld.so.cache", "/etc/ld.so.conf"):
+        if os.path.exists(f):
+            view[f] = f
+    # The sandbox path of each: where the tools look for it (through /lib or /bin, links to the
+    # merged /usr, the path under /usr), and its real path as well when that differs (a toolkit
+    # reached through /usr/local/cuda, a link to the installed version).
+    pairs = {}
+    for dst, src in sorted(view.items()):
+        top = "/" + dst.strip("/").split("/")[0]
+        if os.path.islink(top):
+            dst = os.path.join(os.path.realpath(top), os.path.relpath(dst, top))
+        pairs[dst] = src
+        if src not in pairs and os.path.realpath(os.path.dirname(src)) == os.path.dirname(src):
+            pairs[src] = src
+    return sorted(((src, dst) for dst, src in pairs.items()), key=lambda pair: pair[1])
+
+
 class Chapter:
     """How one chapter's submissions are built: compiler and flags, the headers a kernel may
     include, the allow-list of files its preprocessing may read, the child's main object, and
@@ -476,7 +624,8 @@ class Chapter:
         self.headers = project_headers(quoted, [os.path.join(ROOT, "common", "device"), os.path.join(ROOT, "common"),
                                                 os.path.join(ROOT, "chapters")])
         ns = ["-DGRADE_NS=" + c.ns]
-        # The processes and threads the child may have: it sets this limit itself, first thing.
+        # The threads the child may have (it is one process): grade_seal sets this limit before
+        # the child is executed.
         self.nproc = 4 * (os.cpu_count() or 1) + 64
         family = chapter_list.precision(c.precision).family  # fp32, fp16 or fp8 (chapters.py)
         if not self.gpu:
@@ -511,6 +660,7 @@ class Chapter:
                                           [os.path.join(ROOT, "common", room) for room in ("grading", "harness", "device")]).items():
             shutil.copy(path, os.path.join(self.main, name))
         shutil.copy(os.path.join(HERE, "grade_child.cu"), self.main)
+        shutil.copy(os.path.join(HERE, "grade_seal.c"), self.main)
         with open(os.path.join(self.main, "stub.cu"), "w") as f:  # an entry of grade.py's own
             args = ("int, int, int, float, const __nv_fp8_e4m3*, int, const __nv_fp8_e4m3*, int, const float*, "
                     "const float*, float, __nv_bfloat16*, int, cudaStream_t" if family == "fp8" else
@@ -518,9 +668,10 @@ class Chapter:
                     (", cudaStream_t" if self.gpu else ""))
             f.write(f'#include "grade_entry.hpp"\nextern "C" void grade_gemm({args}) {{}}\n')
         sandbox.own(self.main)
+        self.view = toolchain_view(self.gpu)
         log = os.path.join(self.main, "compile.log")
-        steps = [self.cc + self.flags + [f"-DGRADE_NPROC={self.nproc}", "-I", "/main", "-c",
-                                         "/main/grade_child.cu", "-o", "/main/child_main.o"],
+        steps = [["gcc", "-static", "-O2", "-o", "/main/seal", "/main/grade_seal.c"],
+                 self.cc + self.flags + ["-I", "/main", "-c", "/main/grade_child.cu", "-o", "/main/child_main.o"],
                  self.cc + self.flags + ["-I", "/main", "-c", "/main/stub.cu", "-o", "/main/stub.o"],
                  self.link + ["/main/child_main.o", "/main/stub.o", "-o", "/main/probe"]]
         p = self.run(["sh", "-c", " && ".join(" ".join(shlex.quote(x) for x in s) for s in steps)],
@@ -542,12 +693,13 @@ class Chapter:
             die(f"the allowed headers of {c.id} do not preprocess in the sandbox: {why}")
         self.allowed_files = set(deps)
 
-    def run(self, cmd, rw, log, deadline, ro=(), stdout=None):
+    def run(self, cmd, rw, log, deadline, ro=(), stdout=None, toolchain=False):
         """Runs a compiler command in the sandbox until `deadline` (time.monotonic()); its output
         goes to `log`, of which the last LOG_BYTES are kept (and stdout to the file `stdout` when
-        given). Returns the exit code, or None past the deadline."""
+        given). toolchain: the sandbox holds the toolchain alone (toolchain_view), as every step
+        that reads the submission's source does. Returns the exit code, or None past the deadline."""
         argv = self.sandbox.argv(cmd, COMPILE_LIMITS, rw=rw, ro=ro, env=self.env, cwd="/build" if rw and
-                                 rw[0][1] == "/build" else "/tmp")
+                                 rw[0][1] == "/build" else "/tmp", view=self.view if toolchain else None)
         kept = bytearray(("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n").encode())
         out = open(stdout, "wb") if stdout else None
         try:
@@ -597,26 +749,17 @@ class Chapter:
         self.sandbox.own(build)
 
     def deps(self, build, deadline):
-        """The files preprocessing the kernel's translation unit reads, by the compiler's own -M
-        output (every pass: host and each GPU architecture), as absolute paths in the sandbox.
+        """The files preprocessing the allowed headers reads (the allow-list), by the compiler's own
+        -M output (every pass: host and each GPU architecture), as absolute paths in the sandbox.
         Returns (list in the order read, None) or (None, why)."""
         out, log = os.path.join(build, "deps.txt"), os.path.join(build, "compile.log")
         rc = self.run(self.cc + self.kernel_flags + ["-M", "/build/grade_entry.cu"],
-                      rw=[(build, "/build")], log=log, stdout=out, deadline=deadline)
+                      rw=[(build, "/build")], log=log, stdout=out, deadline=deadline, toolchain=True)
         if rc is None:
-            return None, f"does not compile: the preprocessor ran past the compile limit of {self.compile_limit} s"
+            return None, f"the preprocessor ran past the compile limit of {self.compile_limit} s"
         if rc != 0:
-            return None, "does not compile: " + compiler_errors(log, own_file_only=True)
-        text = open(out, errors="replace").read().replace("\\\n", " ")
-        files = {}  # ordered: the first file refused is the one the kernel file included
-        for tok in re.findall(r"(?:\\.|[^\s\\])+", text):
-            if tok.endswith(":"):
-                continue  # the target
-            f = os.path.normpath(os.path.join("/build", tok.replace("\\ ", " ").replace("$$", "$")))
-            if is_inside(f, build):  # --unsandboxed: the host's path of the build folder
-                f = "/build" + f[len(build):]
-            files[f] = True
-        return list(files), None
+            return None, compiler_errors(log)
+        return parse_deps(out, build), None
 
     def check_deps(self, files):
         """Why the files a submission's preprocessing read are refused, or None."""
@@ -629,33 +772,37 @@ class Chapter:
         return None
 
     def compile(self, text, build):
-        """Builds the child of one kernel file in `build`; returns (path, None) or (None, why)."""
+        """Builds the child of one kernel file in `build`; returns (path, None) or (None, why).
+        The kernel is compiled once, in a sandbox that holds the toolchain alone (toolchain_view),
+        and the files that compile read are its own dependency list (-MD): no second pass that
+        could see other files than the compile did (`__has_include`)."""
         deadline = time.monotonic() + self.compile_limit
         late = f"does not compile: the compiler ran past the compile limit of {self.compile_limit} s"
         self.populate(build, text)
-        files, why = self.deps(build, deadline)
-        if why:
-            return None, why
-        why = self.check_deps(files)
-        if why:
-            return None, "rejected: the kernel file " + why
-        log = os.path.join(build, "compile.log")
-        steps = [self.cc + self.kernel_flags + ["-c", "/build/grade_entry.cu", "-o", "/build/kernel.o"],
+        log, deps = os.path.join(build, "compile.log"), os.path.join(build, "deps.txt")
+        steps = [self.cc + self.kernel_flags + ["-MD", "-MF", "/build/deps.txt", "-c", "/build/grade_entry.cu",
+                                                "-o", "/build/kernel.o"],
                  # Every symbol local but the entry: the child's own functions cannot be replaced.
                  ["objcopy", "--remove-section=.group", f"--keep-global-symbol={ENTRY}",
                   "/build/kernel.o", "/build/kernel_local.o"]]
         script = " && ".join(" ".join(shlex.quote(c) for c in s) for s in steps)
-        rc = self.run(["sh", "-c", script], rw=[(build, "/build")], log=log, deadline=deadline)
+        rc = self.run(["sh", "-c", script], rw=[(build, "/build")], log=log, deadline=deadline, toolchain=True)
         if rc is None:
             return None, late
-        if rc != 0:
-            return None, "does not compile: " + compiler_errors(log)
+        files = parse_deps(deps, build) if os.path.exists(deps) else None
+        why = self.check_deps(files) if files is not None else None
+        if why:
+            return None, "rejected: the kernel file " + why
+        if rc != 0:  # errors quote only files on the allow-list, unless no list was written
+            return None, "does not compile: " + compiler_errors(log, own_file_only=files is None)
+        if files is None:
+            return None, "rejected: the compiler wrote no list of the files it read"
         # What the object exports (the entry alone), and nothing of it that runs before the child's
         # lock-down: no early initialization section, no IFUNC resolver (run while relocating).
         listing = os.path.join(build, "object.txt")
         rc = self.run(["sh", "-c", "nm -g --defined-only /build/kernel_local.o && echo '@@' && "
                        "readelf -SW -sW /build/kernel_local.o"], rw=[(build, "/build")], log=log,
-                      stdout=listing, deadline=deadline)
+                      stdout=listing, deadline=deadline, toolchain=True)
         if rc is None:
             return None, late
         text = open(listing, errors="replace").read() if os.path.exists(listing) else ""
@@ -667,7 +814,9 @@ class Chapter:
         early = [x for x in sections if EARLY_SECTIONS.match(x)]
         if early:
             return None, f"rejected: the kernel's object file has code that runs before main ({early[0]})"
-        if re.search(r"^\s*\d+:\s+\S+\s+\d+\s+IFUNC\b", elf, re.M):
+        if any(x.startswith(".gnu.lto") for x in sections):  # compiled again by the linker: not ours
+            return None, "rejected: the kernel's object file holds LTO sections"
+        if "IFUNC" in symbol_types(elf):
             return None, "rejected: the kernel's object file has an IFUNC resolver (code that runs before main)"
         rc = self.run(self.link + ["/main/child_main.o", "/build/kernel_local.o", "-o", "/build/child"],
                       rw=[(build, "/build")], ro=[(self.main, "/main")], log=log, deadline=deadline)
@@ -675,15 +824,27 @@ class Chapter:
             return None, late
         if rc != 0:
             return None, "does not compile: " + compiler_errors(log)
+        # The linked child: what runs is what this link produced, and nothing of it rewrites code.
+        rc = self.run(["readelf", "-W", "-l", "-d", "-r", "-s", "/build/child"], rw=[(build, "/build")],
+                      log=log, stdout=listing, deadline=deadline, toolchain=True)
+        if rc is None:
+            return None, late
+        why = child_elf_problem(open(listing, errors="replace").read() if rc == 0 else None)
+        if why:
+            return None, "rejected: the linked child " + why
         return os.path.join(build, "child"), None
 
     def launcher(self, child, path, cpu_seconds, memory, cgroup):
-        """Writes the program the chapter binary starts as its child: the kernel's child in its
+        """Writes the program the grading binary starts as its child: the kernel's child in its
         sandbox, which holds the child, its libraries and the loader (for a GPU: the driver's
         libraries, the NVIDIA device files and /sys) and nothing else. The binary gives it stdin
         /dev/null, its pipes on fds 3 and 4, and `path`.log. With `cgroup` (a folder of cgroup v2)
-        the child joins it, memory.max set there; otherwise each of its processes gets `memory`
-        bytes of address space (a CPU child; CUDA reserves address ranges past any such limit)."""
+        the child joins it, memory.max set there; otherwise the child, one process
+        (tools/grading/grade_seal.c refuses every other), gets `memory` bytes of address space (a
+        CPU child; CUDA reserves address ranges past any such limit). The sandbox's command is
+        grade_seal, which pins the CPUs, limits the threads and installs the first seccomp filter
+        before it executes the child: nothing of the child runs before them. A CPU child's
+        sandbox has no /tmp: nothing in it is writable but its log."""
         limits = {"cpu": cpu_seconds, "fsize": RUN_FSIZE}
         if not self.gpu and not cgroup:
             limits["as"] = memory
@@ -696,14 +857,19 @@ class Chapter:
         if not self.sandbox.enabled:
             env["LD_LIBRARY_PATH"] = ":".join(sorted({os.path.dirname(h) for h in self.libs.values()}))
         sandboxed = self.sandbox.enabled
-        argv = self.sandbox.argv(["/sandbox/child" if sandboxed else child], limits, ro=ro, env=env,
-                                 system=False, tmp_size=RUN_TMP, proc=self.gpu, sys_ro=self.gpu,
+        seal = "/sandbox/seal" if sandboxed else os.path.join(self.main, "seal")
+        cmd = [seal, str(child_cpus()), str(self.nproc), "gpu" if self.gpu else "cpu",
+               "/sandbox/child" if sandboxed else child]
+        argv = self.sandbox.argv(cmd, limits, ro=ro, env=env, system=False,
+                                 tmp_size=RUN_TMP if self.gpu else None, proc=self.gpu, sys_ro=self.gpu,
                                  dev=sorted(glob.glob("/dev/nvidia*")) if self.gpu else (),
-                                 copies=[(5, "/sandbox/child")])
+                                 copies=[(5, "/sandbox/child"), (6, "/sandbox/seal")])
         if self.sandbox.enabled:  # bubblewrap from an empty environment, like the child
             argv = [self.sandbox.tools["env"], "-i"] + argv
+        seal_host = os.path.join(self.main, "seal")
         join = f"echo $$ > {shlex.quote(os.path.join(cgroup, 'cgroup.procs'))} || exit 125\n" if cgroup else ""
-        copy = f" 5<{shlex.quote(child)}" if sandboxed else ""  # bubblewrap copies it from fd 5
+        # bubblewrap copies the child from fd 5, the seal from fd 6
+        copy = f" 5<{shlex.quote(child)} 6<{shlex.quote(seal_host)}" if sandboxed else ""
         with open(path, "w") as f:
             f.write("#!/bin/sh\n# The kernel's child as the grade starts it (tools/grading/grade.py wrote this).\n" +
                     join + "exec " + " ".join(shlex.quote(a) for a in argv) + copy + "\n")
@@ -728,22 +894,32 @@ def compiler_errors(log, own_file_only=False):
     return " | ".join(lines[:3])[:600] or "the compiler failed (no error message)"
 
 
-def run_grade(ch, launcher, work, build, args, extra, verdict, note):
-    """The instructor's chapter binary grades the child; returns its report or an error. The
+def run_grade(ch, launcher, work, build, args, extra, verdict, note, who=""):
+    """The chapter's grading binary grades the child; returns its report or an error. The
     verdict is the JSON it writes into `verdict` (an empty folder of the grader's), read only after
-    a clean exit: a grade that was killed or vanished leaves none."""
-    binary = os.path.join(build, "chapters", ch)
-    cmd = [binary, "--grade", "--remote", launcher, "--seed", str(args.seed), "--out", verdict,
+    a clean exit: a grade that was killed or vanished leaves none. While it runs, a line every
+    PROGRESS_S seconds says that it still does (a slow kernel's benchmark takes minutes)."""
+    binary = os.path.join(build, "chapters", "grade_" + ch)
+    cmd = [binary, "--remote", launcher, "--seed", str(args.seed), "--out", verdict,
            "--timeout", str(args.timeout)] + extra
     out = os.path.join(work, "grade.txt")
     with open(out, "w") as f:
         f.write(f"grade.py: {note}\n")
         f.flush()
-        try:
-            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                               timeout=args.time_limit, cwd=work)
-        except subprocess.TimeoutExpired:
-            return None, f"the grade ran past the time limit of {args.time_limit} s"
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, cwd=work)
+        t0 = time.monotonic()
+        while True:
+            left = args.time_limit - (time.monotonic() - t0)
+            try:
+                p.wait(timeout=max(0.01, min(PROGRESS_S, left)))
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() - t0 >= args.time_limit:
+                    p.kill()
+                    p.wait()
+                    return None, f"the grade ran past the time limit of {args.time_limit} s"
+                print(f"    ... {who}: still grading, {time.monotonic() - t0:.0f} s of at most "
+                      f"{args.time_limit} s", flush=True)
     if p.returncode == 77:
         return None, "no usable GPU for this chapter: " + tail(out, 300).strip()
     if p.returncode == 2:
@@ -762,27 +938,38 @@ def run_grade(ch, launcher, work, build, args, extra, verdict, note):
     return report, None
 
 
-def gradescope(report, error, args, ref_gflops, note):
-    """Gradescope's results.json: one test per shape, one for performance."""
+def degenerate(shape):
+    """A shape with M, N or K = 0: required for a PASS, worth no points of its own (an empty gemm()
+    passes it)."""
+    return 0 in (shape["M"], shape["N"], shape["K"])
+
+
+def points(report, error, args, ref_gflops):
+    """The points of one grade, as Gradescope's tests: one per shape (the degenerate ones worth
+    0), one for the benchmark's timed runs, one for performance. Performance: full points at
+    (100 - NOISE_BAND)% of the instructor's kernel in the same run (or of --perf-target), so that
+    a copy of it that the noise of one run put a few per cent behind still gets them all."""
     tests = []
     shapes = report["shapes"] if report else []
     bench = report["benchmark"] if report else []
     # Each shape, and the benchmark's timed runs (each checked, and a clean exit after them).
-    per_shape = args.correct_points / (len(shapes) + 1)
+    per_shape = args.correct_points / (sum(not degenerate(s) for s in shapes) + 1)
     for s in shapes:
+        worth = 0.0 if degenerate(s) else per_shape
         tests.append({"name": f"correct: M={s['M']} N={s['N']} K={s['K']} lda={s['lda']} ldb={s['ldb']} "
-                              f"ldc={s['ldc']} alpha={s['alpha']} beta={s['beta']}",
-                      "score": per_shape if s["pass"] else 0.0,
-                      "max_score": per_shape,
-                      "output": s["detail"] or "PASS"})
+                              f"ldc={s['ldc']} alpha={s['alpha']} beta={s['beta']}" +
+                              (" (an empty shape: required, no points)" if degenerate(s) else ""),
+                      "score": worth if s["pass"] else 0.0,
+                      "max_score": worth,
+                      "output": shown(s["detail"] or "PASS")})
     if shapes:
         timed = bool(bench) and not error
         tests.append({"name": "correct: the benchmark's timed runs" + (f" at {bench[0]['shape']}" if bench else ""),
                       "score": per_shape if timed else 0.0, "max_score": per_shape,
-                      "output": "PASS" if timed else error or "not timed"})
+                      "output": "PASS" if timed else shown(error or "not timed")})
     else:
         tests.append({"name": "correctness", "score": 0, "max_score": args.correct_points,
-                      "output": error or "not graded"})
+                      "output": shown(error or "not graded")})
     gflops = bench[0]["gflops"] if bench else 0.0
     if args.perf_target is None:
         pct = 100.0 * gflops / ref_gflops if ref_gflops else 0.0
@@ -790,15 +977,48 @@ def gradescope(report, error, args, ref_gflops, note):
     else:
         pct = bench[0]["pct_of_yardstick"] if bench else 0.0
         name, target = f"performance: {pct:.1f}% of the yardstick", args.perf_target
+    full = target * (100.0 - NOISE_BAND) / 100.0
     all_pass = bool(report and report["pass"] and not error)
-    perf = args.perf_points * min(1.0, pct / target) if all_pass and target > 0 else 0.0
-    tests.append({"name": f"{name} (full points at {target:g}%)",
+    perf = args.perf_points * min(1.0, pct / full) if all_pass and full > 0 else 0.0
+    tests.append({"name": f"{name} (full points at {full:g}%: {target:g}% less a noise band of {NOISE_BAND:g}%)",
                   "score": round(perf, 4), "max_score": args.perf_points,
                   "output": ("only a kernel that passes every shape earns performance points"
                              if not all_pass else
                              f"{gflops:.1f} GFLOPS at {bench[0]['shape']}" if bench else "")})
+    return tests
+
+
+def gradescope(report, error, args, ref_gflops, note):
+    """Gradescope's results.json: one test per shape, one for performance."""
+    tests = points(report, error, args, ref_gflops)
     # Rounded once, at the end, so that a full score sums to exactly the points available.
     return {"score": round(sum(t["score"] for t in tests), 4), "output": f"graded {note}", "tests": tests}
+
+
+def reason(report, error):
+    """Why a submission fails, for the student, first failing shape first."""
+    bad = next((s for s in (report or {}).get("shapes", []) if not s["pass"]), None)
+    first = (f"first failing shape M={bad['M']} N={bad['N']} K={bad['K']} lda={bad['lda']} ldb={bad['ldb']} "
+             f"ldc={bad['ldc']} alpha={bad['alpha']} beta={bad['beta']}: {bad['detail'] or 'wrong'}") if bad else ""
+    text = "; ".join(x for x in (first, error or "") if x)
+    return shown(text)[:1000]
+
+
+def feedback(row, report, tests, note):
+    """feedback.txt, the file to hand back: the verdict, the reason (first failing shape first),
+    each shape and the points. No seed, no reference code, nothing of the child's output."""
+    lines = [f"submission: {row['submission']}", f"verdict: {'PASS' if row['pass'] else 'FAIL'}",
+             f"score: {row['score']:g} of {sum(t['max_score'] for t in tests):g}"]
+    if row["error"]:
+        lines.append(f"reason: {row['error']}")
+    lines.append(f"shapes passed: {row['shapes_passed']} of {row['shapes_total']}")
+    if row["gflops"]:
+        lines.append(f"speed: {row['gflops']} GFLOPS, {row['pct_of_yardstick']}% of the yardstick" +
+                     (f", {row['pct_of_reference']}% of the instructor's kernel" if row["pct_of_reference"] != "" else ""))
+    lines.append("")
+    lines += [f"{t['score']:7.3f} / {t['max_score']:7.3f}  {t['name']}: {shown(t['output'])}" for t in tests]
+    lines.append(f"\ngraded {note}")
+    return "\n".join(lines) + "\n"
 
 
 def make_folder(path):
@@ -860,7 +1080,7 @@ def build_one(chapter, sub, work, scratch, allowed, built):
     return child, error
 
 
-def grade_one(chapter, child, work, scratch, args, extra, limits):
+def grade_one(chapter, child, work, scratch, args, extra, limits, who=""):
     """Grades one built child into `work`; returns (report, error)."""
     cgroup = None
     if limits["cgroup"]:  # memory.max for everything the child starts
@@ -876,7 +1096,7 @@ def grade_one(chapter, child, work, scratch, args, extra, limits):
     os.makedirs(verdict)
     try:
         report, error = run_grade(chapter.ch, launcher, work, args.build, args, extra, verdict,
-                                  chapter.sandbox.note)
+                                  chapter.sandbox.note, who)
     finally:
         os.remove(launcher)  # it names a child that goes with the scratch folder
         for _ in range(50 if cgroup else 0):  # empty once the child's namespace has ended
@@ -904,10 +1124,10 @@ def bounded(kind, lo, hi):
 
 
 def check_chapter_options(binary, args, extra):
-    """The chapter binary's own verdict on its part of the command line (its options, sizes and
+    """The grading binary's own verdict on its part of the command line (its options, sizes and
     what fits on this machine), before anything is built: `--remote :check` checks and exits."""
     with tempfile.TemporaryDirectory(prefix="gemm-grade-check-") as tmp:
-        cmd = [binary, "--grade", "--remote", ":check", "--seed", str(args.seed), "--timeout",
+        cmd = [binary, "--remote", ":check", "--seed", str(args.seed), "--timeout",
                str(args.timeout), "--out", tmp] + extra
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600)
@@ -921,7 +1141,7 @@ def check_chapter_options(binary, args, extra):
 
 
 def write_csv(path, rows):
-    fields = ["submission", "shapes_passed", "shapes_total", "pass", "gflops", "pct_of_yardstick",
+    fields = ["submission", "shapes_passed", "shapes_total", "pass", "score", "gflops", "pct_of_yardstick",
               "pct_of_reference", "sandboxed", "error"]
     with open(path + ".part", "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=fields)
@@ -954,12 +1174,12 @@ def main():
     ap.add_argument("--unsandboxed", action="store_true",
                     help="grade without bubblewrap (every output says so); not for grades that count")
     argv = sys.argv[1:]
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []  # for the chapter binary
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []  # for the grading binary
     args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     args.build = os.path.abspath(args.build)
     if args.perf_points + args.correct_points <= 0:
         die("--perf-points and --correct-points are both 0: there is nothing to score")
-    for own in ("--seed", "--out", "--remote", "--grade", "--timeout"):
+    for own in ("--seed", "--out", "--remote", "--timeout"):
         if any(e == own or e.startswith(own + "=") for e in extra):
             die(f"{own} after -- is grade.py's to set" + (" (put it before --)" if own in ("--seed", "--timeout", "--out") else ""))
     if any(e == "--device" or e.startswith("--device=") for e in extra):  # the child uses the first GPU it sees
@@ -967,9 +1187,10 @@ def main():
             "sandbox passes on")
     c = chapter_of(args.chapter)
     ch, kname = c.id, kernel_name(c)
-    binary = os.path.join(args.build, "chapters", ch)
+    SUMMARY_CHAPTER[:] = [ch, kname]
+    binary = os.path.join(args.build, "chapters", "grade_" + ch)  # the chapter's grading binary
     if not os.access(binary, os.X_OK):
-        die(f"{binary} is not built (build the instructor's tree first: ./tutorial build)")
+        die(f"{binary} is not built (./tutorial grade builds it, or ninja -C BUILD chapters/grade_{ch})")
     check_chapter_options(binary, args, extra)
     subs = expand(args.submissions, ch, kname)
 
@@ -998,8 +1219,8 @@ def main():
     memory = min(16 << 30, (host_memory() or (32 << 30)) // 2)
     limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
     print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
-          f"({'cgroup v2 memory.max' if limits['cgroup'] else 'address space of each process' if c.kind == 'cpu' else 'not limited (a GPU child)'})",
-          flush=True)
+          f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
+          f"CPUs of a child: {child_cpus() or 'all'} (OMP_NUM_THREADS)", flush=True)
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gemm-grade-") as tmp:
         if sandbox.as_nobody:
@@ -1033,13 +1254,13 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             list(pool.map(build, range(len(todo))))
 
-        def grade_into(i):
+        def grade_into(i, who=REFERENCE):
             child, error = children[i]
             if not child:
                 return None, error
             scratch = os.path.join(tmp, f"s{i}")
             try:
-                return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits)
+                return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits, who)
             except Exception as e:
                 traceback.print_exc()
                 return None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
@@ -1052,46 +1273,117 @@ def main():
             if error or not (report and report["pass"]) or not ref_gflops:
                 die(f"the instructor's own kernel (chapters/{ch}/{kname}) does not pass its grade, so "
                     f"there is nothing to compare speeds with: {error or 'see ' + os.path.join(out, REFERENCE)}",
-                    code=1)
+                    code=EXIT_REFERENCE_FAILED)
             print(f"reference: the instructor's own kernel, {ref_gflops:.1f} GFLOPS at {bench[0]['shape']} "
                   "(full performance points at its speed)", flush=True)
 
-        rows = []
+        rows, lost = [], []  # lost: files that could not be written (a full disk)
+
+        def keep(what, write):
+            try:
+                write()
+            except OSError as e:  # a full disk costs a file, never a row: every row is on the console
+                lost.append(f"{what} ({e.strerror or e})")
+                print(f"grade.py: warning: could not write {what}: {e}", file=sys.stderr, flush=True)
+
         for i, sub in enumerate(subs, 1):
             at = i if ref else i - 1
-            report, error = grade_into(at)
+            print(f"[{i}/{len(subs)}] {sub.shown}: grading ...", flush=True)
+            report, error = grade_into(at, sub.shown)
             child = children[at][0]
             if child and all(children[j][0] != child for j in range(at + 1, len(todo))):
                 shutil.rmtree(os.path.dirname(os.path.dirname(child)), ignore_errors=True)
             bench = (report or {}).get("benchmark") or [{}]
             gflops = bench[0].get("gflops", 0.0)
-            row = {"submission": shown(sub.name),
+            tests = points(report, error and shown(error), args, ref_gflops)
+            row = {"submission": sub.shown,
                    "shapes_passed": report["shapes_passed"] if report else 0,
                    "shapes_total": report["shapes_total"] if report else 0,
                    "pass": bool(report and report["pass"] and not error),
+                   "score": round(sum(t["score"] for t in tests), 2),
                    "gflops": round(gflops, 3),
                    "pct_of_yardstick": round(bench[0].get("pct_of_yardstick", 0.0), 2),
                    "pct_of_reference": round(100.0 * gflops / ref_gflops, 2) if ref_gflops else "",
                    "sandboxed": sandbox.enabled,
-                   "error": shown(error or "").replace("\n", " ")[:1000]}
+                   "error": "" if report and report["pass"] and not error else reason(report, error)}
             rows.append(row)
-            write_csv(csv_path, rows)  # after every row: an interrupted class keeps what it graded
+            # Written as decided: an interrupted class, or a full disk, keeps what it graded.
+            keep(csv_path, lambda: write_csv(csv_path, rows))
             work = os.path.join(out, sub.out)
+            keep(os.path.join(work, "feedback.txt"), lambda: write_text(os.path.join(work, "feedback.txt"),
+                                                                         feedback(row, report, tests, sandbox.note)))
             if args.gradescope:
-                with open(os.path.join(work, "results.json"), "w") as f:
-                    json.dump(gradescope(report, error and shown(error), args, ref_gflops, sandbox.note), f, indent=2)
+                keep(os.path.join(work, "results.json"), lambda: write_text(
+                    os.path.join(work, "results.json"),
+                    json.dumps(gradescope(report, error and shown(error), args, ref_gflops, sandbox.note), indent=2)))
             verdict = "PASS" if row["pass"] else "FAIL"
-            detail = f"{row['shapes_passed']}/{row['shapes_total']} shapes"
+            detail = f"{row['shapes_passed']}/{row['shapes_total']} shapes, {row['score']:g} points"
             if row["gflops"]:
                 detail += f", {row['gflops']:.1f} GFLOPS ({row['pct_of_yardstick']:.1f}% of the yardstick"
                 detail += f", {row['pct_of_reference']:.1f}% of the reference)" if ref_gflops else ")"
             print(f"[{i}/{len(subs)}] {row['submission']}: {verdict}, {detail}" +
-                  (f"; {row['error'][:300]}" if error else "") + ("" if sandbox.enabled else " [UNSANDBOXED]"),
+                  (f"; {row['error'][:300]}" if row["error"] else "") + ("" if sandbox.enabled else " [UNSANDBOXED]"),
                   flush=True)
-    print(f"wrote {csv_path}" + (" and one results.json per submission" if args.gradescope else "") +
-          f"; {sandbox.note}")
+        text = summary(rows, subs, children, todo, ref)
+        print(text, end="", flush=True)
+        keep(os.path.join(out, "summary.txt"), lambda: write_text(os.path.join(out, "summary.txt"), text))
+    if lost:
+        print("grade.py: these files could not be written (every row is above): " + "; ".join(lost),
+              file=sys.stderr)
+        for row in rows:
+            print(",".join(str(row[k]) for k in row), file=sys.stderr)
+        return EXIT_GRADER_ERROR
+    print(f"wrote {csv_path}, summary.txt and a feedback.txt per submission" +
+          (" and its results.json" if args.gradescope else "") + f"; {sandbox.note}")
     return 0
 
 
+def write_text(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def summary(rows, subs, children, todo, ref):
+    """The class at a glance: passes, scores, and the submissions whose kernel files are the same
+    (byte for byte once comments and white space are gone) as another's or as the instructor's."""
+    lines = [f"class: {sum(r['pass'] for r in rows)} of {len(rows)} pass"]
+    scores = sorted(r["score"] for r in rows)
+    if scores:
+        lines.append(f"scores: mean {sum(scores) / len(scores):.1f}, median {scores[len(scores) // 2]:g}, "
+                     f"lowest {scores[0]:g}, highest {scores[-1]:g}")
+
+    def key(sub):
+        if not sub or not sub.kernel or sub.refused or not os.path.isfile(sub.kernel) or os.path.islink(sub.kernel):
+            return None
+        try:
+            with open(sub.kernel, errors="replace") as f:
+                text = f.read(KERNEL_BYTES + 1)
+        except OSError:
+            return None
+        return hashlib.sha256(re.sub(r"\s+", "", strip_comments(text)).encode("utf-8", "surrogateescape")).hexdigest()
+
+    own = key(ref) if ref else key(Sub(REFERENCE, kernel=os.path.join(ROOT, "chapters", SUMMARY_CHAPTER[0], SUMMARY_CHAPTER[1])))
+    groups = {}
+    for sub in subs:
+        k = key(sub)
+        if k:
+            groups.setdefault(k, []).append(sub.shown)
+    for k, names in groups.items():
+        if k == own:
+            lines.append("copies of the instructor's kernel: " + ", ".join(names))
+        elif len(names) > 1:
+            lines.append("identical kernel files: " + ", ".join(names))
+    return "\n".join(lines) + "\n"
+
+
+SUMMARY_CHAPTER = ["", ""]  # the chapter and its kernel file's name, for summary() under --perf-target
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception:  # grade.py's own failure: never mistaken for a verdict (exit 1) or a bad command line
+        traceback.print_exc()
+        print("grade.py: error: grade.py itself failed (above); rows already graded are in class.csv "
+              "and on the console", file=sys.stderr)
+        sys.exit(EXIT_GRADER_ERROR)

@@ -1,8 +1,8 @@
 // The child process of a trusted grade: it runs one submitted kernel and nothing else.
 // tools/grading/grade.py builds it, inside a sandbox, from this file and
 // tools/grading/grade_entry.cu, two translation units: this one never sees the submission's source
-// and reaches its kernel through grade_gemm alone. The instructor's chapter binary starts it with
-// --grade --remote; it reads requests on fd 3 and answers on fd 4
+// and reaches its kernel through grade_gemm alone. The chapter's grading binary starts it with
+// --remote; it reads requests on fd 3 and answers on fd 4
 // (common/grading/remote_protocol.hpp). It keeps no verdict and no clock: what it prints goes to a
 // log nobody grades from, and the grade times each batch of calls itself.
 //
@@ -15,7 +15,6 @@
 #include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,11 +43,13 @@ namespace {
 // ---- the lock-down: no new program, no new executable memory -----------------------------------
 // A seccomp filter (classic BPF over the system call's number and arguments) that refuses execve
 // and execveat, every mapping or protection change that asks for PROT_EXEC, and personality
-// changes (READ_IMPLIES_EXEC would make every later mapping executable). It is installed by a
-// constructor of priority 101, before any constructor of the submission's translation unit
-// (tools/grading/grade.py refuses an object file with an earlier one: .preinit_array, .init,
-// prioritized .init_array or .ctors, IFUNC resolvers), so that no code of the submission runs
-// without it.
+// changes (READ_IMPLIES_EXEC would make every later mapping executable). It is the second filter:
+// the first, installed by tools/grading/grade_seal.c before this program was executed, holds from
+// the first instruction (one process, no execve, no executable memory but the loader's mappings of
+// files, the limits and the pinned CPUs). This one, installed by a constructor of priority 101
+// before any constructor of the submission's translation unit (tools/grading/grade.py also refuses
+// an object file with an earlier one: .preinit_array, .init, prioritized .init_array or .ctors,
+// IFUNC resolvers, and a linked child with IRELATIVE relocations), refuses every PROT_EXEC.
 #if defined(__x86_64__)
 constexpr std::uint32_t kAuditArch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
@@ -120,10 +121,6 @@ void start_driver() {
 #endif
 
 __attribute__((constructor(101))) void before_the_submission() {
-#ifdef GRADE_NPROC  // tools/grading/grade.py's limit on the processes and threads of the sandbox
-    const rlimit procs{GRADE_NPROC, GRADE_NPROC};
-    ::setrlimit(RLIMIT_NPROC, &procs);
-#endif
 #ifdef GRADE_GPU
     start_driver();
 #endif

@@ -3,7 +3,7 @@
 chapter's own kernel (correct), the same with alpha negated (wrong), the same with a line that does
 not compile (broken). Checks that they PASS, FAIL on their shapes, and FAIL to compile.
 
-  python3 -m tools.grading.grade_example_class CHAPTER [OUT] [--build BUILD] [-- CHAPTER-BINARY OPTIONS...]
+  python3 -m tools.grading.grade_example_class CHAPTER [OUT] [--build BUILD] [-- GRADING-BINARY OPTIONS...]
 
 OUT (default: $GEMM_GRADE_OUT/CHAPTER when that is set, else a temporary folder) receives what
 grade.py writes: class.csv and one folder per submission with its results.json. The chapter's
@@ -40,12 +40,13 @@ def main():
     kname = "kernel.hpp" if found[0].kind == "cpu" else "kernel.cuh"
     if not args.out and os.environ.get("GEMM_GRADE_OUT"):
         args.out = os.path.join(os.environ["GEMM_GRADE_OUT"], ch)
-    binary = os.path.join(os.path.abspath(args.build), "chapters", ch)
+    binary = os.path.join(os.path.abspath(args.build), "chapters", "grade_" + ch)  # what grade.py runs
     if not os.access(binary, os.X_OK):
         print(f"grade_example_class.py: error: {binary} is not built", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        probe = subprocess.run([binary, "--sizes", "1", "--reps", "1", "--no-baseline", "--out", tmp],
+        # Whether this machine can grade the chapter (exit 77: no usable GPU), running nothing.
+        probe = subprocess.run([binary, "--remote", ":check", "--sizes", "1", "--out", tmp],
                                capture_output=True, text=True)
         if probe.returncode == 77:
             if os.environ.get("GEMM_REQUIRE_GPU", "") not in ("", "0"):

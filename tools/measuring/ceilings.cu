@@ -370,7 +370,7 @@ std::vector<Ceiling> cublas_ceilings(const Context& ctx, Sampler& sampler) {
         GEMM_CUDA_CHECK_LAUNCH();
         Ceiling c{"", "cublasGemmEx fp16->fp32 " + std::to_string(n) + "^3", "GFLOPS",
                   ctx.peaks.fp16_tensor_gflops};
-        std::string how = "cublasGemmEx via cublas_hgemm of common/harness/gpu_runner.cu; ";
+        std::string how = "cublasGemmEx via cublas_hgemm of common/harness/yardsticks.cu; ";
         how += "fp16 A and B; fp32 compute and C; " + std::to_string(n) + "^3";
         measure(c, 2.0 * n * nn, how, ctx.timing, sampler, ctx.stream, [&] {
             gemm::cublas_hgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n, ctx.stream);
@@ -391,7 +391,7 @@ std::vector<Ceiling> cublas_ceilings(const Context& ctx, Sampler& sampler) {
     Ceiling s{"cublas_sgemm", "cublasSgemm " + std::to_string(n) + "^3", "GFLOPS",
               ctx.peaks.fp32_gflops};
     measure(s, 2.0 * n * nn,
-            "cublasSgemm via cublas_sgemm of common/harness/gpu_runner.cu; fp32; " +
+            "cublasSgemm via cublas_sgemm of common/harness/yardsticks.cu; fp32; " +
                 std::to_string(n) + "^3",
             ctx.timing, sampler, ctx.stream, [&] {
                 gemm::cublas_sgemm(n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C.get(), n,
@@ -437,7 +437,7 @@ void print_table(const std::vector<Ceiling>& rows) {
     for (const Ceiling& c : rows)
         if (c.measured) std::printf("  %s: %s\n", c.what.c_str(), c.method.c_str());
     std::printf(
-        "theory: device_peaks() of common/harness/gpu_runner.cu at the boost clock (bandwidth from "
+        "theory: device_peaks() of common/harness/device_facts.cu at the boost clock (bandwidth from "
         "the memory clock and bus width); SM MHz and W: medians of NVML samples during the timed "
         "repetitions\n");
 }

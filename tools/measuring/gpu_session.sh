@@ -229,8 +229,11 @@ fi
 if has ncu_ladder; then
     begin ncu "Nsight Compute at 4096 on every GPU chapter (tools/measuring/ladder.py metrics)"
     mkdir -p "$OUT/ncu"  # the profile table is remade from every chapter's log: CHAPTERS splits it
-    ncu --query-metrics > "$OUT/ncu/query_metrics.txt" 2>&1 || true
-    metrics=$(python3 -m tools.measuring.ladder metrics --available "$OUT/ncu/query_metrics.txt")
+    # The metrics this ncu knows (a megabyte of text: read here, not kept in OUT).
+    known=$(mktemp)
+    ncu --query-metrics > "$known" 2>&1 || true
+    metrics=$(python3 -m tools.measuring.ladder metrics --available "$known")
+    rm -f "$known"
     for ch in $GPU_CHAPTERS; do
         [ -x "build/chapters/$ch" ] || continue
         rm -f "$OUT/ncu/$ch.csv"

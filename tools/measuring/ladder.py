@@ -5,7 +5,7 @@ stamp, check.
     tools/measuring/ladder.py plan [--steps LIST] [--rounds N] [--sizes LIST] [--chapters IDS]
                                    [--from DIR]
         the napkin time of each step of a ladder run, from the chapter list (sizes, kinds) and the
-        rates an earlier run measured (the CSVs in DIR, default plots/*/ and plots/archive/)
+        rates an earlier run measured (the CSVs in DIR, default plots/*/)
     tools/measuring/ladder.py suites
         the chapters whose shape suite the ladder runs: the last fp16 and the last fp8 chapter
     tools/measuring/ladder.py metrics [--available FILE]

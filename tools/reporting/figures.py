@@ -336,11 +336,11 @@ def dispatcher(d):
              for m, n, small, k, t in rows]
     return {
         "title": f"Chapter {ch}'s gemm() at K = {d['dispatcher_K']} on 132 SMs: the plan (kernel "
-                 "and tile) for each M x N; hatched: decode batches sent to chapter 18 before "
-                 "the cost model",
+                 "and tile) for each M x N; hatched: sent to chapter 18 (decode batches, and "
+                 "up to 256 rows where its price is lower)",
         "size": (11, 7.5),
         "panels": [
-            panel(f"ch{ch}::small_m(M, N) ? chapter 18 : ch{ch}::choose(M, N, K, 132)", len(ns),
+            panel(f"ch{ch}::small_m(M, N, K, 132) ? chapter 18 : ch{ch}::choose(M, N, K, 132)", len(ns),
                   len(ms), cells, xlabel="N", ylabel="M",
                   xticks=list(enumerate(map(str, ns))), yticks=list(enumerate(map(str, ms))),
                   font=6),

@@ -254,7 +254,7 @@ std::vector<std::vector<long long>> dispatcher(int K, int sms) {
     for (int M = 16; M <= 16384; M *= 2)
         for (int N = 64; N <= 16384; N *= 2) {
             const ch19::Plan p = ch19::choose(M, N, K, sms);
-            out.push_back({M, N, ch19::small_m(M, N) ? 1 : 0, int(p.kernel), int(p.tile)});
+            out.push_back({M, N, ch19::small_m(M, N, K, sms) ? 1 : 0, int(p.kernel), int(p.tile)});
         }
     return out;
 }
