@@ -53,9 +53,10 @@ import threading
 import time
 import traceback
 
+from tools.build import chapters as chapter_list  # the one list of chapters
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))  # tools/grading: the child, the entry
-from tools.build import chapters as chapter_list  # noqa: E402  (the one list of chapters)
 
 EXIT_REFERENCE_FAILED = 1  # the instructor's own kernel does not pass: nothing to compare with
 EXIT_GRADER_ERROR = 3      # grade.py itself failed, or could not write what it graded
