@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a chapter binary's command line without the binary: ./tutorial runs it before building.
 
-    tools/build/chapter_options.py [OPTION...]
+    python3 -m tools.build.chapter_options [OPTION...]
 
 The rules are those of the harness (common/harness/options.cpp, parse_options; the size limits of
 common/harness/problem.cpp): an unknown option, a missing or malformed value, a size that is not N or

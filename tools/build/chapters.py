@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """The one list of chapters (chapters/chapters.txt), for everything that needs it.
 
-    tools/build/chapters.py ids [--kind cpu,cuda,hopper]
-                                [--precision fp32,fp16,fp8_fast,fp8,fp8_block]
+    python3 -m tools.build.chapters ids [--kind cpu,cuda,hopper]
+                                        [--precision fp32,fp16,fp8_fast,fp8,fp8_block]
         the chapters' ids in reading order, one per line (./tutorial,
         tools/measuring/gpu_session.sh)
-    tools/build/chapters.py field ID FIELD
+    python3 -m tools.build.chapters field ID FIELD
         one field of one chapter: kind, precision, min_cc, max_cc, sizes, title, ns
-    tools/build/chapters.py cpp LIST OUT
+    python3 -m tools.build.chapters cpp LIST OUT
         the harness's table of ChapterInfo (title, sizes, compute capabilities), built by meson
-    tools/build/chapters.py kernels LIST OUT --kind cuda|hopper
+    python3 -m tools.build.chapters kernels LIST OUT --kind cuda|hopper
         a header that includes every such chapter's kernel and visits their gemm() in order
         (the tools that time or sweep any chapter by name), built by meson
-    tools/build/chapters.py diffs
+    python3 -m tools.build.chapters diffs
         the Markdown table of each chapter's kernel diff against the chapter before it (or the one
         its kernel names in a line `// Builds on: NN_slug`) and the PTX wrapper headers it
         introduces (common/device/chNN_*.cuh, whole), with its size in changed lines

@@ -10,12 +10,12 @@
 
 Commands:
 
-    tools/build/stamps.py cpp ROOT OUT
+    python3 -m tools.build.stamps cpp ROOT OUT
         the harness's table of stamps (meson runs it at every build; OUT changes only when a stamp
         does, so nothing relinks otherwise)
-    tools/build/stamps.py hash [--root ROOT] ID...
+    python3 -m tools.build.stamps hash [--root ROOT] ID...
         each chapter's current source hash and the files it covers
-    tools/build/stamps.py stale [--root ROOT]
+    python3 -m tools.build.stamps stale [--root ROOT]
         the committed results under plots/ whose kernel changed since they were measured. Exit 1
         when one of them is cited by README.md or a chapter's README; the other stale results, and
         the CSVs written before the stamps, are listed without failing

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The shape suite: one GPU chapter against cuBLAS on a list of realistic shapes.
 
-    tools/measuring/suite.py CHAPTER_BINARY [--shapes FILE] [--out DIR] [--copy-gbs GBS]
+    python3 -m tools.measuring.suite CHAPTER_BINARY [--shapes FILE] [--out DIR] [--copy-gbs GBS]
                    [--ceilings FILE] [-- CHAPTER OPTIONS]
-    tools/measuring/suite.py --validate [--shapes FILE] [--out DIR] [--copy-gbs GBS]
+    python3 -m tools.measuring.suite --validate [--shapes FILE] [--out DIR] [--copy-gbs GBS]
                    [-- CHAPTER OPTIONS]
-    tools/measuring/suite.py --estimate [--shapes FILE]
+    python3 -m tools.measuring.suite --estimate [--shapes FILE]
 
 An FP8 chapter (20-23) runs on tools/measuring/suite_shapes_fp8.txt by default, against the
 cuBLASLt mode of its arithmetic, its bytes counted with one-byte A and B and bf16 C.

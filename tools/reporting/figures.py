@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layout figures of chapters 11-19, drawn from the kernels' own index functions.
 
-    tools/reporting/figures.py [--out DIR] LAYOUTS
+    python3 -m tools.reporting.figures [--out DIR] LAYOUTS
 
 LAYOUTS is the tools/layouts binary (built by meson: build/tests/layouts; run here, no GPU
 needed) or the JSON it printed. DIR defaults to docs/figures. Every figure is computed first as

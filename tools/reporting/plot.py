@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The charts and the results table, drawn from the CSVs the harness writes.
 
-    tools/reporting/plot.py [--out DIR] [--png] PATH...
+    python3 -m tools.reporting.plot [--out DIR] [--png] PATH...
 
 PATH is a results directory (every CSV directly in it) or CSV files. Each file is recognized by
 its header, and columns are found by name, so older CSVs with fewer columns still plot:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-SM Gantt charts of the phases tools/timeline records inside chapters 14 and 15.
 
-    tools/reporting/timeline.py CSV... [--out DIR]
+    python3 -m tools.reporting.timeline CSV... [--out DIR]
 
 Each CSV (tools/timeline's output) becomes DIR/NAME.svg (DIR: the CSV's folder): one row per SM,
 time across; per output tile the first consumer warpgroup's main loop (from its first landed
