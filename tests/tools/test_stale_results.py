@@ -14,13 +14,14 @@ import sys
 import tempfile
 
 from tests.check import expect
+from tools import python_env
 
 ROOT = os.path.abspath(sys.argv[1])
-STAMPS = os.path.join(ROOT, "tools", "build", "stamps.py")
+STAMPS = ["-m", "tools.build.stamps"]  # this repository's, from any directory (python_env)
 
 
 def stamps(*args):
-    p = subprocess.run([sys.executable, STAMPS, *args], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, *STAMPS, *args], capture_output=True, text=True, env=python_env())
     return p.returncode, p.stdout + p.stderr
 
 
@@ -63,7 +64,7 @@ with tempfile.TemporaryDirectory() as tmp:
                           '{"0123456789ab", "true", {'),
                          ({"GEMM_SOURCE_COMMIT": "not a commit"}, '{"", "", {')]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GEMM_SOURCE_")}
-        p = subprocess.run([sys.executable, STAMPS, "cpp", tmp, table], env=dict(env, **given),
+        p = subprocess.run([sys.executable, *STAMPS, "cpp", tmp, table], env=python_env(dict(env, **given)),
                            capture_output=True, text=True)
         text = open(table).read() if p.returncode == 0 else p.stderr
         expect(stamp in text and f'{{"05_x", "{h}"}}' in text,
