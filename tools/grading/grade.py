@@ -8,14 +8,16 @@
 A SUBMISSION is a student's copy of the repository, a folder holding the chapter's kernel file,
 the kernel file itself, or a folder of such submissions (each subfolder is one; a link, a loose
 file or a kernel file at its top gets a FAIL row of its own). From each, only the chapter's kernel
-file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox:
-its includes are checked against an allow-list by the compiler's own dependency output, and it is
-compiled alone, as its own translation unit exporting nothing but the contract's gemm, into a
-child process (tools/grading/grade_child.cu) that only computes. The chapter's grading binary from
-the instructor's build (BUILD/chapters/grade_<chapter>, with `--remote`) runs that child in a sandbox of its own, which holds the child and its
-libraries and nothing else, makes the inputs from the secret seed, checks what the child returns,
-times every run on its own clock (the yardstick with the child stopped) and writes the verdict
-into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
+file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox
+that holds the toolchain alone: its includes are checked against an allow-list by that compile's
+own dependency output (-MD), and it is compiled alone, as its own translation unit exporting
+nothing but the contract's gemm, into a child process (tools/grading/grade_child.cu) that only
+computes. The chapter's grading binary from the instructor's build (BUILD/chapters/grade_<chapter>
+--remote) runs that child in a sandbox of its own, which holds the child, its libraries and the
+static seal (tools/grading/grade_seal.c: limits, pinned CPUs and a seccomp filter before the
+child's first instruction) and nothing else, makes the inputs from the secret seed, checks what
+the child returns, times every run on its own clock (the yardstick with the child stopped) and
+writes the verdict into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
 hanging) costs that submission a FAIL with the reason, never the run or another row.
 
 Performance points compare each submission with the instructor's own kernel, graded the same way
