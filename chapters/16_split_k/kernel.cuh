@@ -166,7 +166,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
         ldp);
     GEMM_CUDA_CHECK_LAUNCH();
     if (split.splits == 1) return;  // C written by the kernel's epilogue
-    // Every slice is written: the reduction runs after the kernel, on the same stream.
+    // Every partial is written: the reduction runs after the kernel, on the same stream.
     const int quads = M * (ldp / 4);
     reduce_splits<<<(quads + 255) / 256, 256, 0, stream>>>(partials, ldp, split.splits, M, N, alpha,
                                                            beta, C, ldc);

@@ -8,7 +8,6 @@
 // busy; stream-K at equal depths also 64, each 128 k-tiles of one tile; 4 partials of 128 KB per
 // tile. At 4096^3 (256 tiles, 3.9 waves) the hybrid spreads the last 1.9 waves' 122 tiles evenly.
 // Preconditions: as chapter 15 (compute capability 9.0; unaligned operands are padded first).
-// Builds on: 16_split_k
 #pragma once
 
 #include <cuda_fp16.h>
@@ -40,10 +39,9 @@ using n64 = Config<1, 64>;    // (128, 64): four times
 }  // namespace configs
 
 // The schedule: which k-tiles of which tiles each worker computes. Tiles [0, dp_tiles) are whole
-// units dealt round-robin (data-parallel, as chapter 15); the k-iterations of tiles [dp_tiles,
-// tiles) are laid end to end and cut into sk_workers nearly equal ranges (stream-K). Pure integer
-// arithmetic (int: no 64-bit division on the GPU), the same on the host and the device
-// (tests/chapters/test_schedule.cu checks it).
+// units dealt round-robin (as chapter 15); the k-iterations of the others, laid end to end, are
+// cut into sk_workers nearly equal ranges (stream-K). Integer arithmetic in int (no 64-bit division
+// on the GPU), the same on the host and the device (tests/chapters/test_schedule.cu checks it).
 struct Unit {
     int tile, kb, ke;  // k-tiles [kb, ke) of tile `tile`
 };
@@ -78,9 +76,8 @@ struct Schedule {
     __host__ __device__ int last_worker(int t) const {
         return worker_of((t - dp_tiles + 1) * KT - 1);
     }
-    // Where worker w keeps its partial of stream-K tile t: 0 if t is the tile its range starts in,
-    // else 1 (the tile it ends in). A range holds at most these two partial units: every tile in
-    // between is whole.
+    // Where worker w keeps its partial of stream-K tile t: 0 in the tile its range starts in, 1 in
+    // the one it ends in (a range holds at most these two partial units; the tiles between: whole).
     __host__ __device__ int partial_index(int w, int t) const {
         return t == dp_tiles + sk_begin(w) / KT ? 0 : 1;
     }
@@ -116,7 +113,6 @@ struct WorkerUnits {
 // of workers per tile, when there are fewer tiles than workers. hybrid: whole tiles for all but
 // the last one or two waves, whose iterations are divided evenly (equal depth when few).
 enum class Split { data_parallel, stream_k, equal_depth, hybrid };
-constexpr int MIN_SK_ITERS = MIN_SLICE;  // k-tiles per range at least, as chapter 16's slices
 
 inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
     Schedule s;
@@ -130,8 +126,8 @@ inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
                  : split == Split::hybrid      ? (full_waves - 1) * max_workers
                                                : 0;
     const int sk_tiles = tiles - s.dp_tiles;
-    // Enough workers to share the iterations, none with fewer than MIN_SK_ITERS.
-    s.sk_workers = std::max(1, std::min(max_workers, s.sk_iters() / MIN_SK_ITERS));
+    // Enough workers to share the iterations, none with fewer than chapter 16's MIN_SLICE.
+    s.sk_workers = std::max(1, std::min(max_workers, s.sk_iters() / MIN_SLICE));
     // Equal depths: with fewer tiles than workers, a whole number of workers per tile, when that
     // idles at most a fifth of them. Every range then lies inside one tile, at the same depth in
     // every tile: the tiles computed side by side read the same k-slices of A and B from L2.
@@ -143,10 +139,9 @@ inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
     return s;
 }
 
-// The most pieces any stream-K tile can have, without walking the tiles: ranges are at least
-// q = sk_iters / sk_workers long, so the KT - 1 gaps inside a tile hold at most (KT - 2) / q + 1
-// range boundaries, and the tile at most one piece more: the "+ 2"
-// (tests/chapters/test_schedule.cu: never fewer than the schedule's own count).
+// The most pieces a stream-K tile can have, without walking the tiles: ranges are at least q =
+// sk_iters / sk_workers long, so a tile's KT - 1 gaps hold at most (KT - 2) / q + 1 boundaries,
+// "+ 2" pieces (tests/chapters/test_schedule.cu: never fewer than the schedule's own count).
 inline int max_pieces(const Schedule& s) {
     if (s.sk_iters() == 0 || s.KT == 1) return 1;
     const int q = s.sk_iters() / s.sk_workers;
@@ -313,9 +308,8 @@ static __global__ void __launch_bounds__(256)
     if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
     const int X = static_cast<int>(blockDim.x), Y = static_cast<int>(blockDim.y);
     const int f = static_cast<int>(blockIdx.y) * X + static_cast<int>(threadIdx.x);  // float4
-    const TileOrder<Cfg> order = TileOrder<Cfg>::of(M, N);
     int m0, n0;
-    order.origin(t, rank, m0, n0);
+    TileOrder<Cfg>::of(M, N).origin(t, rank, m0, n0);
     const int row = m0 + f / (BN / 4), col = n0 + 4 * (f % (BN / 4));  // of C
     const bool live = f < BM * BN / 4 && row < M && col < N;
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -359,22 +353,20 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     // the kernel; with more, a second kernel adds them on every SM (one worker adding 131
     // partials in turn took 66 us at 64 x 64 x 262144 on the H200).
     const bool fixup_in_kernel = max_pieces(sched) <= FEW_PIECES;
-    float* partials = nullptr;     // two (BM, BN) partials per worker and cluster rank
-    unsigned* counters = nullptr;  // one per consumer of each stream-K tile, 0 between calls
-    if (sk_tiles > 0) {
-        partials = workspace_for<float>(
-            std::size_t(2) * sched.workers * Cfg::CLUSTER * Cfg::BM * Cfg::BN * sizeof(float),
-            stream);
-        counters = workspace_for<unsigned>(
-            std::size_t(sk_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS * sizeof(unsigned), stream);
-    }
+    // Two (BM, BN) partials per worker and cluster rank; a count per consumer of a stream-K tile.
+    const std::size_t tile_bytes = std::size_t(Cfg::CLUSTER) * Cfg::BM * Cfg::BN * sizeof(float);
+    float* partials =
+        sk_tiles > 0 ? workspace_for<float>(2 * sched.workers * tile_bytes, stream) : nullptr;
+    const std::size_t counts = std::size_t(sk_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS;
+    unsigned* counters =
+        sk_tiles > 0 ? workspace_for<unsigned>(counts * sizeof(unsigned), stream) : nullptr;
     kernel<<<sched.workers * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
         maps.a, maps.b, maps.c, sched, M, N, alpha, beta, C, ldc, maps.vec_c, maps.tma_c, partials,
         fixup_in_kernel, counters);
     GEMM_CUDA_CHECK_LAUNCH();
     if (sk_tiles == 0 || fixup_in_kernel) return;  // C written by the kernel's epilogues
-    // Every piece is written: the reduction runs after the kernel, on the same stream. Threads
-    // per position: enough to share a deep tile's many pieces (132 at 64 x 64 x 262144).
+    // Every partial is written: the reduction runs after the kernel, on the same stream.
+    // Threads per position: enough to share a deep tile's many pieces (132 at 64 x 64 x 262144).
     const int pieces = max_pieces(sched);
     const int Y = pieces >= 64 ? 8 : pieces >= 32 ? 4 : pieces >= 16 ? 2 : 1;
     const dim3 block(256 / Y, Y);
