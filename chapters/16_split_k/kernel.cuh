@@ -118,13 +118,12 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             release_stage((it + STAGES - 1) % STAGES);
             const int r = m0 + row0 + 16 * warp + lane / 4;  // this thread's first row of C
             const bool whole = m0 + BM <= M && n0 + BN <= N;
-            // BEGIN SOLUTION: a slice of a split product leaves its partial sums, unscaled
+            // BEGIN SOLUTION: slices leave partials; whole tiles go to C as in chapter 15
             if (split.splits > 1) {  // (splits, M, ldp) fp32: slice-major, then C's layout
                 float* P = partials + static_cast<std::size_t>(slice) * M * ldp;
                 store_tile(d, P, ldp, M, N, r, n0, lane, 1.0f, 0.0f, whole);
                 continue;
             }
-            // END SOLUTION
             // Epilogue, as in chapter 15; meanwhile the producer is already loading the next tile.
             if (tma_c) {
                 float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
@@ -133,6 +132,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 continue;
             }
             store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, whole && vec_c);
+            // END SOLUTION
         }
         if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }

@@ -254,7 +254,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             release_stage((it + STAGES - 1) % STAGES);
             const int rl = row0 + 16 * warp + lane / 4, r = m0 + rl;  // first row: tile's, C's
             const bool whole = m0 + BM <= M && n0 + BN <= N;
-            // BEGIN SOLUTION: a piece of a tile leaves its partial; the last piece adds them all
+            // BEGIN SOLUTION: a piece leaves its partial, the last adds them; whole tiles to C
             if (u.kb > 0 || u.ke < sched.KT) {
                 const int lo = sched.first_worker(u.tile), hi = sched.last_worker(u.tile);
                 float* P = partials + partial_slot<Cfg>(sched, worker, u.tile, rank);
@@ -278,7 +278,6 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                         add_partial(d, partials + partial_slot<Cfg>(sched, w, u.tile, rank), BN, rl,
                                     lane);
             }
-            // END SOLUTION
             // Epilogue, as in chapter 15; meanwhile the producer is already loading the next tile.
             if (tma_c) {
                 float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
@@ -287,6 +286,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 continue;
             }
             store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, whole && vec_c);
+            // END SOLUTION
         }
         if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }
@@ -349,14 +349,12 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     const int KT = (K + BK - 1) / BK;
     const Schedule sched = make_schedule(tiles, KT, resident, SPLIT);
     const int sk_tiles = sched.tiles - sched.dp_tiles;
-    // The fix-up: with at most FEW_PIECES pieces per tile, the last piece to finish adds them in
-    // the kernel; with more, a second kernel adds them on every SM (one worker adding 131
-    // partials in turn took 66 us at 64 x 64 x 262144 on the H200).
+    // The fix-up: up to FEW_PIECES pieces, the last of a tile to finish adds them in the kernel;
+    // more, a second kernel on every SM (one worker adding 131: 66 us at 64 x 64 x 262144, H200).
     const bool fixup_in_kernel = max_pieces(sched) <= FEW_PIECES;
     // Two (BM, BN) partials per worker and cluster rank; a count per consumer of a stream-K tile.
-    const std::size_t tile_bytes = std::size_t(Cfg::CLUSTER) * Cfg::BM * Cfg::BN * sizeof(float);
-    float* partials =
-        sk_tiles > 0 ? workspace_for<float>(2 * sched.workers * tile_bytes, stream) : nullptr;
+    const std::size_t slots = std::size_t(2 * Cfg::CLUSTER) * Cfg::BM * Cfg::BN * sizeof(float);
+    float* partials = sk_tiles > 0 ? workspace_for<float>(sched.workers * slots, stream) : nullptr;
     const std::size_t counts = std::size_t(sk_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS;
     unsigned* counters =
         sk_tiles > 0 ? workspace_for<unsigned>(counts * sizeof(unsigned), stream) : nullptr;
