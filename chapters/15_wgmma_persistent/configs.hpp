@@ -13,7 +13,8 @@ namespace ch15::facts {
 
 inline constexpr int napkin[][3] = {{0, 256, 256}};
 // Tiles of 128 rows in clusters of two along M sharing B (multicast): B is read once per 256 rows.
-static_assert(napkin[0][1] == configs::best::BM * configs::best::CLUSTER && napkin[0][2] == BN,
+static_assert(napkin[0][1] == configs::best::BM * configs::best::CLUSTER &&
+                  napkin[0][2] == configs::best::BN,
               "napkin: the cluster's tile");
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm

@@ -15,12 +15,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "cuda_check.cuh"
 #include "device/ch15_persistent.cuh"  // chapter 15's pipeline: Config, TileOrder, barriers, maps
+#include "device/ch16_split_k.cuh"     // SplitK, choose_splits, reduce_splits
+#include "device/launch_resources.cuh"
 #include "device/sm90.cuh"
 #include "device/wgmma_epilogue.cuh"
 
@@ -28,6 +27,8 @@ namespace ch16 {
 
 using namespace sm90;
 using namespace pipeline;  // Config, BK, STAGES, WG, WGMMA_M, WGMMA_K, B_BOX (chapter 15)
+using namespace split_k;   // SplitK, MIN_SLICE, choose_splits, reduce_splits (chapter 16)
+using namespace launch;    // workspace_for: a scratch buffer per stream (common/device)
 
 namespace configs {           // the steps of the README's table
 using cluster2 = Config<2>;   // chapter 15's tile: pairs of (128, 256) sharing B
@@ -35,37 +36,6 @@ using rows128 = Config<1>;    // (128, 256), no cluster: M <= 128 leaves half a 
 using n128 = Config<1, 128>;  // (128, 128): twice the tiles of rows128
 using n64 = Config<1, 64>;    // (128, 64): four times
 }  // namespace configs
-
-// The split: K's KT k-tiles cut into `splits` slices of nearly equal depth (the first KT % splits
-// one k-tile deeper). Unit u is slice u / tiles of tile u % tiles: the units in flight together
-// are one slice of neighbouring tiles, which read the same k-slices of A and B from L2. Pure
-// integer arithmetic (int: no 64-bit division on the GPU), the same on the host and the device
-// (the host tests in test.cu check it).
-struct SplitK {
-    int tiles, KT, splits;
-    __host__ __device__ int units() const { return tiles * splits; }
-    __host__ __device__ int tile(int u) const { return u % tiles; }
-    __host__ __device__ int slice(int u) const { return u / tiles; }
-    // The first k-tile of slice s (s == splits: KT).
-    __host__ __device__ int k_begin(int s) const {
-        int first = 0;
-        // BEGIN SOLUTION: an even cut, the remainder spread over the first slices
-        const int q = KT / splits, r = KT % splits;
-        first = q * s + (s < r ? s : r);
-        // END SOLUTION
-        return first;
-    }
-};
-
-// How many slices: none while the tiles fill the workers; else enough to fill them, each slice
-// at least MIN_SLICE k-tiles deep. A (128, 256) partial, written and read again, moves the bytes of
-// about 5.3 k-tiles of loads (the README's arithmetic); 8 was set on an estimate of 2 and kept.
-constexpr int MIN_SLICE = 8;
-inline int choose_splits(long long tiles, int KT, int workers) {
-    if (tiles >= workers) return 1;
-    const long long by_workers = workers / tiles, by_depth = KT / MIN_SLICE;
-    return static_cast<int>(std::max<long long>(1, std::min(by_workers, by_depth)));
-}
 
 template <class Cfg>
 static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cfg::THREADS, 1)
@@ -125,7 +95,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             float d[ACC];  // (64, BN) of C: this warpgroup's rows, in wgmma's register layout
 #pragma unroll
             for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-            // Counted from 0, not from the slice's first k-tile: ptxas then sees the loop's first
+            // Counted from 0, not from the unit's first k-tile: ptxas then sees the loop's first
             // wgmma and does not serialize them (warning C7515).
             for (int kt = 0; kt < depth; ++kt, ++it) {
                 const int s = it % STAGES;
@@ -144,17 +114,16 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 if (kt > 0) release_stage((it + STAGES - 1) % STAGES);
             }
             wgmma_wait<0>();
-            release_stage((it + STAGES - 1) %
-                          STAGES);  // the unit's last stage (a slice is never empty)
+            // The unit's last stage (a unit is never empty).
+            release_stage((it + STAGES - 1) % STAGES);
             const int r = m0 + row0 + 16 * warp + lane / 4;  // this thread's first row of C
             const bool whole = m0 + BM <= M && n0 + BN <= N;
-            // BEGIN SOLUTION: a slice of a split product leaves its partial sums, unscaled
+            // BEGIN SOLUTION: slices leave partials; whole tiles go to C as in chapter 15
             if (split.splits > 1) {  // (splits, M, ldp) fp32: slice-major, then C's layout
                 float* P = partials + static_cast<std::size_t>(slice) * M * ldp;
                 store_tile(d, P, ldp, M, N, r, n0, lane, 1.0f, 0.0f, whole);
                 continue;
             }
-            // END SOLUTION
             // Epilogue, as in chapter 15; meanwhile the producer is already loading the next tile.
             if (tma_c) {
                 float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
@@ -163,52 +132,12 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 continue;
             }
             store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, whole && vec_c);
+            // END SOLUTION
         }
         if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }
     // No block may leave while another block of its cluster can still arrive on its barriers.
     if constexpr (CLUSTER > 1) cluster_sync();
-}
-
-// The reduction: C = alpha * (the sum of the slices' partials) + beta * C, C not read when beta
-// == 0. One thread per 4 columns of a row: (M, ldp / 4) float4s of each slice, read once from L2
-// (ld.global.cg: written by the other kernel, never cached in this SM's L1).
-static __global__ void __launch_bounds__(256)
-    reduce_splits(const float* partials, int ldp, int splits, int M, int N, float alpha, float beta,
-                  float* C, int ldc) {
-    const int quads = ldp / 4, q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (q >= M * quads) return;  // M * ldp < 2^31: a split product fits in one wave of tiles
-    const int row = q / quads, col = 4 * (q % quads);
-    const std::size_t slice = static_cast<std::size_t>(M) * ldp;  // floats per slice
-    const float* p = partials + static_cast<std::size_t>(row) * ldp + col;
-    float4 sum = __ldcg(reinterpret_cast<const float4*>(p));
-    for (int s = 1; s < splits; ++s) {
-        const float4 v = __ldcg(reinterpret_cast<const float4*>(p + s * slice));
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-    }
-    const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-    float* c = C + static_cast<long long>(row) * ldc + col;
-    for (int e = 0; e < 4 && col + e < N; ++e)
-        c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
-}
-
-// The partials' workspace, one per (device, stream), allocated on first use and grown, never freed
-// (no allocation in a timed call). Calls on one stream run one after the other (the reduction
-// included); calls on two streams use two workspaces; the mutex covers several host threads.
-inline float* workspace_for(std::size_t bytes, cudaStream_t stream) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, cudaStream_t>, std::pair<float*, std::size_t>> all;
-    int dev = 0;
-    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    const std::lock_guard<std::mutex> lock(mutex);
-    std::pair<float*, std::size_t>& w = all[{dev, stream}];
-    if (bytes > w.second) {
-        // The old buffer may still be in use by this stream's previous kernel: freed after it.
-        if (w.first) GEMM_CUDA_CHECK(cudaFreeAsync(w.first, stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.first, bytes, stream));
-        w.second = bytes;
-    }
-    return w.first;
 }
 
 // SPLIT false: whole tiles only, chapter 15's schedule (a step of the README's table).
@@ -229,7 +158,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     const int ldp = (N + 3) / 4 * 4;
     float* partials =
         split.splits > 1
-            ? workspace_for(std::size_t(split.splits) * M * ldp * sizeof(float), stream)
+            ? workspace_for<float>(std::size_t(split.splits) * M * ldp * sizeof(float), stream)
             : nullptr;
     const int clusters = std::min(split.units(), resident);
     kernel<<<clusters * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
@@ -237,7 +166,7 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
         ldp);
     GEMM_CUDA_CHECK_LAUNCH();
     if (split.splits == 1) return;  // C written by the kernel's epilogue
-    // Every slice is written: the reduction runs after the kernel, on the same stream.
+    // Every partial is written: the reduction runs after the kernel, on the same stream.
     const int quads = M * (ldp / 4);
     reduce_splits<<<(quads + 255) / 256, 256, 0, stream>>>(partials, ldp, split.splits, M, N, alpha,
                                                            beta, C, ldc);

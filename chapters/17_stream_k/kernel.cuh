@@ -8,7 +8,6 @@
 // busy; stream-K at equal depths also 64, each 128 k-tiles of one tile; 4 partials of 128 KB per
 // tile. At 4096^3 (256 tiles, 3.9 waves) the hybrid spreads the last 1.9 waves' 122 tiles evenly.
 // Preconditions: as chapter 15 (compute capability 9.0; unaligned operands are padded first).
-// Builds on: 16_split_k
 #pragma once
 
 #include <cuda_fp16.h>
@@ -17,12 +16,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "cuda_check.cuh"
 #include "device/ch15_persistent.cuh"  // chapter 15's pipeline: Config, TileOrder, barriers, maps
+#include "device/ch16_split_k.cuh"     // SplitK, choose_splits, reduce_splits
+#include "device/launch_resources.cuh"
 #include "device/sm90.cuh"
 #include "device/wgmma_epilogue.cuh"
 
@@ -30,6 +28,8 @@ namespace ch17 {
 
 using namespace sm90;
 using namespace pipeline;  // Config, BK, STAGES, WG, WGMMA_M, WGMMA_K, B_BOX (chapter 15)
+using namespace split_k;   // SplitK, MIN_SLICE, choose_splits, reduce_splits (chapter 16)
+using namespace launch;    // workspace_for: a scratch buffer per stream (common/device)
 
 namespace configs {           // the steps of the README's table
 using cluster2 = Config<2>;   // chapter 15's tile: pairs of (128, 256) sharing B
@@ -38,12 +38,10 @@ using n128 = Config<1, 128>;  // (128, 128): twice the tiles of rows128
 using n64 = Config<1, 64>;    // (128, 64): four times
 }  // namespace configs
 
-// ---- the schedule: which k-tiles of which tiles each worker computes ----------------------------
-// Pure integer arithmetic (int: no 64-bit division on the GPU), the same on the host
-// (the host tests in test.cu check it) and the device. Tiles [0, dp_tiles) are whole units
-// dealt round-robin (data-parallel, as chapter 15). The k-iterations of tiles [dp_tiles, tiles) are
-// laid end to end and cut into sk_workers contiguous, nearly equal ranges (stream-K): a range may
-// start or end inside a tile.
+// The schedule: which k-tiles of which tiles each worker computes. Tiles [0, dp_tiles) are whole
+// units dealt round-robin (as chapter 15); the k-iterations of the others, laid end to end, are
+// cut into sk_workers nearly equal ranges (stream-K). Integer arithmetic in int (no 64-bit division
+// on the GPU), the same on the host and the device (the host tests in test.cu check it).
 struct Unit {
     int tile, kb, ke;  // k-tiles [kb, ke) of tile `tile`
 };
@@ -78,9 +76,8 @@ struct Schedule {
     __host__ __device__ int last_worker(int t) const {
         return worker_of((t - dp_tiles + 1) * KT - 1);
     }
-    // Where worker w keeps its partial of stream-K tile t: 0 if t is the tile its range starts in,
-    // else 1 (the tile it ends in). A range holds at most these two partial units: every tile in
-    // between is whole.
+    // Where worker w keeps its partial of stream-K tile t: 0 in the tile its range starts in, 1 in
+    // the one it ends in (a range holds at most these two partial units; the tiles between: whole).
     __host__ __device__ int partial_index(int w, int t) const {
         return t == dp_tiles + sk_begin(w) / KT ? 0 : 1;
     }
@@ -116,7 +113,6 @@ struct WorkerUnits {
 // of workers per tile, when there are fewer tiles than workers. hybrid: whole tiles for all but
 // the last one or two waves, whose iterations are divided evenly (equal depth when few).
 enum class Split { data_parallel, stream_k, equal_depth, hybrid };
-constexpr int MIN_SK_ITERS = 8;  // k-tiles per range at least (a partial: ~5.3 k-tiles of bytes)
 
 inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
     Schedule s;
@@ -130,8 +126,8 @@ inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
                  : split == Split::hybrid      ? (full_waves - 1) * max_workers
                                                : 0;
     const int sk_tiles = tiles - s.dp_tiles;
-    // Enough workers to share the iterations, none with fewer than MIN_SK_ITERS.
-    s.sk_workers = std::max(1, std::min(max_workers, s.sk_iters() / MIN_SK_ITERS));
+    // Enough workers to share the iterations, none with fewer than chapter 16's MIN_SLICE.
+    s.sk_workers = std::max(1, std::min(max_workers, s.sk_iters() / MIN_SLICE));
     // Equal depths: with fewer tiles than workers, a whole number of workers per tile, when that
     // idles at most a fifth of them. Every range then lies inside one tile, at the same depth in
     // every tile: the tiles computed side by side read the same k-slices of A and B from L2.
@@ -143,10 +139,9 @@ inline Schedule make_schedule(int tiles, int KT, int max_workers, Split split) {
     return s;
 }
 
-// The most pieces any stream-K tile can have, without walking the tiles: ranges are at least
-// q = sk_iters / sk_workers long, so the KT - 1 gaps inside a tile hold at most (KT - 2) / q + 1
-// range boundaries, and the tile at most one piece more: the "+ 2"
-// (the host tests in test.cu: never fewer than the schedule's own count).
+// The most pieces a stream-K tile can have, without walking the tiles: ranges are at least q =
+// sk_iters / sk_workers long, so a tile's KT - 1 gaps hold at most (KT - 2) / q + 1 boundaries,
+// "+ 2" pieces (the host tests in test.cu: never fewer than the schedule's own count).
 inline int max_pieces(const Schedule& s) {
     if (s.sk_iters() == 0 || s.KT == 1) return 1;
     const int q = s.sk_iters() / s.sk_workers;
@@ -255,11 +250,11 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 if (kt > 0) release_stage((it + STAGES - 1) % STAGES);
             }
             wgmma_wait<0>();
-            release_stage((it + STAGES - 1) %
-                          STAGES);  // the unit's last stage (a unit is never empty)
+            // The unit's last stage (a unit is never empty).
+            release_stage((it + STAGES - 1) % STAGES);
             const int rl = row0 + 16 * warp + lane / 4, r = m0 + rl;  // first row: tile's, C's
             const bool whole = m0 + BM <= M && n0 + BN <= N;
-            // BEGIN SOLUTION: a piece of a tile leaves its partial; the last piece adds them all
+            // BEGIN SOLUTION: a piece leaves its partial, the last adds them; whole tiles to C
             if (u.kb > 0 || u.ke < sched.KT) {
                 const int lo = sched.first_worker(u.tile), hi = sched.last_worker(u.tile);
                 float* P = partials + partial_slot<Cfg>(sched, worker, u.tile, rank);
@@ -283,7 +278,6 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                         add_partial(d, partials + partial_slot<Cfg>(sched, w, u.tile, rank), BN, rl,
                                     lane);
             }
-            // END SOLUTION
             // Epilogue, as in chapter 15; meanwhile the producer is already loading the next tile.
             if (tma_c) {
                 float* Cs = reinterpret_cast<float*>(smem + STAGES * Cfg::STAGE_BYTES +
@@ -292,6 +286,7 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 continue;
             }
             store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, whole && vec_c);
+            // END SOLUTION
         }
         if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }
@@ -299,12 +294,10 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
     if constexpr (CLUSTER > 1) cluster_sync();
 }
 
-// ---- the fix-up with many pieces: a second kernel adds the partials of every split tile ---------
-// With more than FEW_PIECES pieces per tile there are fewer stream-K tiles than workers
-// (max_pieces: ranges shorter than a third of a tile). Block x takes stream-K tile dp_tiles + x,
-// blocks along y cut its (BM, BN) float4 positions, X per block, blocks along z the cluster rank.
-// The Y = 256 / X threads of a position share the tile's pieces (w_lo + y, + Y, ...), shared
-// memory adds their sums, and thread y = 0 runs the one epilogue: alpha * sum + beta * C.
+// The fix-up with more than FEW_PIECES pieces per tile, in a second kernel. Block x takes
+// stream-K tile dp_tiles + x, blocks along y cut its (BM, BN) float4 positions, X per block,
+// blocks along z the cluster rank. The Y = 256 / X threads of a position share the tile's pieces
+// (w_lo + y, + Y, ...), shared memory adds their sums, and thread y = 0 runs the one epilogue.
 template <class Cfg>
 static __global__ void __launch_bounds__(256)
     reduce_partials(const Schedule sched, const float* partials, int M, int N, float alpha,
@@ -315,9 +308,8 @@ static __global__ void __launch_bounds__(256)
     if (w_lo == w_hi) return;  // whole in one worker's range: that worker stored it
     const int X = static_cast<int>(blockDim.x), Y = static_cast<int>(blockDim.y);
     const int f = static_cast<int>(blockIdx.y) * X + static_cast<int>(threadIdx.x);  // float4
-    const TileOrder<Cfg> order = TileOrder<Cfg>::of(M, N);
     int m0, n0;
-    order.origin(t, rank, m0, n0);
+    TileOrder<Cfg>::of(M, N).origin(t, rank, m0, n0);
     const int row = m0 + f / (BN / 4), col = n0 + 4 * (f % (BN / 4));  // of C
     const bool live = f < BM * BN / 4 && row < M && col < N;
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -342,39 +334,6 @@ static __global__ void __launch_bounds__(256)
         c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
-// The partials and the counters of the in-kernel fix-up, one workspace per (device, stream),
-// allocated on first use and grown, never freed (no allocation in a timed call). Calls on one
-// stream run one after the other (the reduction included), calls on two streams use two
-// workspaces; the mutex covers several host threads. Counters start at 0 and the last piece of a
-// tile sets its counter back to 0: no reset between calls.
-struct Workspace {
-    float* partials = nullptr;
-    unsigned* counters = nullptr;
-    std::size_t partial_bytes = 0, counter_count = 0;
-};
-inline Workspace workspace_for(std::size_t partial_bytes, std::size_t counter_count,
-                               cudaStream_t stream) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, cudaStream_t>, Workspace> all;
-    int dev = 0;
-    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    const std::lock_guard<std::mutex> lock(mutex);
-    Workspace& w = all[{dev, stream}];
-    if (partial_bytes > w.partial_bytes) {
-        // The old buffer may still be in use by this stream's previous kernel: freed after it.
-        if (w.partials) GEMM_CUDA_CHECK(cudaFreeAsync(w.partials, stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.partials, partial_bytes, stream));
-        w.partial_bytes = partial_bytes;
-    }
-    if (counter_count > w.counter_count) {
-        if (w.counters) GEMM_CUDA_CHECK(cudaFreeAsync(w.counters, stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.counters, counter_count * sizeof(unsigned), stream));
-        GEMM_CUDA_CHECK(cudaMemsetAsync(w.counters, 0, counter_count * sizeof(unsigned), stream));
-        w.counter_count = counter_count;
-    }
-    return w;
-}
-
 // SPLIT: how the tiles are dealt (the steps of the README's table).
 template <class Cfg, Split SPLIT = Split::hybrid>
 inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
@@ -387,34 +346,35 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
         resident_clusters(kernel, Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES);
     const TensorMaps<Cfg> maps(A, lda, B, ldb, beta, C, ldc, M, N, K, stream);
     const int tiles = tile_count<Cfg>(M, N);
-    const Schedule sched = make_schedule(tiles, (K + BK - 1) / BK, resident, SPLIT);
+    const int KT = (K + BK - 1) / BK;
+    const Schedule sched = make_schedule(tiles, KT, resident, SPLIT);
     const int sk_tiles = sched.tiles - sched.dp_tiles;
-    // The fix-up: with at most FEW_PIECES pieces per tile, the last piece to finish adds them in
-    // the kernel; with more, a second kernel adds them on every SM (one worker adding 131
-    // partials in turn took 66 us at 64 x 64 x 262144 on the H200).
+    // The fix-up: up to FEW_PIECES pieces, the last of a tile to finish adds them in the kernel;
+    // more, a second kernel on every SM (one worker adding 131: 66 us at 64 x 64 x 262144, H200).
     const bool fixup_in_kernel = max_pieces(sched) <= FEW_PIECES;
-    const Workspace ws =
-        sk_tiles > 0 ? workspace_for(std::size_t(2) * sched.workers * Cfg::CLUSTER * Cfg::BM *
-                                         Cfg::BN * sizeof(float),
-                                     std::size_t(sk_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS, stream)
-                     : Workspace{};
+    // Two (BM, BN) partials per worker and cluster rank; a count per consumer of a stream-K tile.
+    const std::size_t slots = std::size_t(2 * Cfg::CLUSTER) * Cfg::BM * Cfg::BN * sizeof(float);
+    float* partials = sk_tiles > 0 ? workspace_for<float>(sched.workers * slots, stream) : nullptr;
+    const std::size_t counts = std::size_t(sk_tiles) * Cfg::CLUSTER * Cfg::CONSUMERS;
+    unsigned* counters =
+        sk_tiles > 0 ? workspace_for<unsigned>(counts * sizeof(unsigned), stream) : nullptr;
     kernel<<<sched.workers * Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
-        maps.a, maps.b, maps.c, sched, M, N, alpha, beta, C, ldc, maps.vec_c, maps.tma_c,
-        ws.partials, fixup_in_kernel, ws.counters);
+        maps.a, maps.b, maps.c, sched, M, N, alpha, beta, C, ldc, maps.vec_c, maps.tma_c, partials,
+        fixup_in_kernel, counters);
     GEMM_CUDA_CHECK_LAUNCH();
     if (sk_tiles == 0 || fixup_in_kernel) return;  // C written by the kernel's epilogues
-    // Every piece is written: the reduction runs after the kernel, on the same stream. Threads
-    // per position: enough to share a deep tile's many pieces (132 at 64 x 64 x 262144).
+    // Every partial is written: the reduction runs after the kernel, on the same stream.
+    // Threads per position: enough to share a deep tile's many pieces (132 at 64 x 64 x 262144).
     const int pieces = max_pieces(sched);
     const int Y = pieces >= 64 ? 8 : pieces >= 32 ? 4 : pieces >= 16 ? 2 : 1;
     const dim3 block(256 / Y, Y);
     const dim3 grid(sk_tiles, (Cfg::BM * Cfg::BN / 4 + block.x - 1) / block.x, Cfg::CLUSTER);
-    reduce_partials<Cfg><<<grid, block, 0, stream>>>(sched, ws.partials, M, N, alpha, beta, C, ldc);
+    reduce_partials<Cfg><<<grid, block, 0, stream>>>(sched, partials, M, N, alpha, beta, C, ldc);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// Few rows (M <= 128): 128-row tiles alone, as chapter 16; the hybrid split (stream-K at equal
-// depths when there are fewer tiles than workers).
+// Few rows (M <= 128): 128-row tiles alone; a cluster pair would compute a second block of rows
+// that lie wholly past M.
 inline void gemm(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                  int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
     if (M <= 128)

@@ -17,20 +17,20 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "cuda_check.cuh"
-#include "device/aligned_operands.cuh"
 #include "device/ch15_persistent.cuh"  // chapter 15's pipeline: Config, TileOrder, barriers, maps
+#include "device/ch16_split_k.cuh"     // SplitK, choose_splits, reduce_splits
 #include "device/ch18_small_m.cuh"     // wgmma_swapped: m64n{8,16,32,64}k16 with A transposed
+#include "device/launch_resources.cuh"
 #include "device/sm90.cuh"
 
 namespace ch18 {
 
 using namespace sm90;
 using namespace pipeline;  // Config, BK, STAGES, WG, WGMMA_M, WGMMA_K, B_BOX (chapter 15)
+using namespace split_k;   // SplitK, MIN_SLICE, choose_splits, reduce_splits (chapter 16)
+using namespace launch;    // workspace_for: a scratch buffer per stream (common/device)
 
 constexpr int STAGE_BUDGET = 96 * 1024;  // bytes of stages per block: two blocks per SM
 
@@ -50,6 +50,8 @@ struct Config {
     // 4.2 TB/s over 132 SMs asks for ~2 us of memory latency (one block for MT <= 32, two for 64).
     static constexpr int PER_SM = STAGES * B_STAGE * int(sizeof(__half)) >= 64 * 1024 ? 1 : 2;
     static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;
+    static constexpr bool STORE_TMA = false;  // C from registers, transposed (TensorMaps: no map_c)
+    static constexpr int C_BOX = 32;
     static_assert(MT == 8 || MT == 16 || MT == 32 || MT == 64, "wgmma_swapped's widths");
     static_assert(A_STAGE * int(sizeof(__half)) % 1024 == 0,
                   "every stage starts on 1024 bytes, where the swizzle pattern starts");
@@ -62,37 +64,6 @@ using m16 = Config<16>;  // m64n16k16
 using m32 = Config<32>;  // m64n32k16
 using m64 = Config<64>;  // m64n64k16; past 64 rows, several tile rows
 }  // namespace configs
-
-// The split: K's KT k-tiles cut into `splits` slices of nearly equal depth (the first KT % splits
-// one k-tile deeper). Unit u is slice u / tiles of tile u % tiles: the units in flight together
-// are one slice of neighbouring tiles, which read the same k-slices of A and B from L2. Pure
-// integer arithmetic (int: no 64-bit division on the GPU), the same on the host and the device
-// (the host tests in test.cu check it).
-struct SplitK {
-    int tiles, KT, splits;
-    __host__ __device__ int units() const { return tiles * splits; }
-    __host__ __device__ int tile(int u) const { return u % tiles; }
-    __host__ __device__ int slice(int u) const { return u / tiles; }
-    // The first k-tile of slice s (s == splits: KT).
-    __host__ __device__ int k_begin(int s) const {
-        int first = 0;
-        // BEGIN SOLUTION: an even cut, the remainder spread over the first slices
-        const int q = KT / splits, r = KT % splits;
-        first = q * s + (s < r ? s : r);
-        // END SOLUTION
-        return first;
-    }
-};
-
-// How many slices: none while the tiles fill the workers; else enough to fill them, each slice
-// at least MIN_SLICE k-tiles deep (at MT = 64, a (64, 64) partial written and read again moves the
-// bytes of 2 k-tiles of loads).
-constexpr int MIN_SLICE = 8;
-inline int choose_splits(long long tiles, int KT, int workers) {
-    if (tiles >= workers) return 1;
-    const long long by_workers = workers / tiles, by_depth = KT / MIN_SLICE;
-    return static_cast<int>(std::max<long long>(1, std::min(by_workers, by_depth)));
-}
 
 // The accumulators of one (64 of N, MT of M) tile of C^T and their places in C: f(i, m, n) for
 // each d[i] inside C. Thread (warp, lane) holds C^T rows 16 * warp + lane / 4 and + 8 and, for
@@ -162,8 +133,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                 for (int kt = kb; kt < ke; ++kt, ++it) {
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    load_stage<Cfg>(&map_a, &map_b, As, Bs, full, s, kt, m0, n0,
-                                    0);  // (MT, BK) of A, (BK, 64) of B
+                    load_stage<Cfg>(&map_a, &map_b, As, Bs, full, s, kt, m0, n0, 0);
                 }
             }
         }
@@ -181,7 +151,7 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
             float d[ACC];  // (64 of N, MT of M) of C^T, in wgmma's register layout
 #pragma unroll
             for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-            // Counted from 0, not from the slice's first k-tile: ptxas then sees the loop's first
+            // Counted from 0, not from the unit's first k-tile: ptxas then sees the loop's first
             // wgmma and does not serialize them (warning C7515).
             for (int kt = 0; kt < depth; ++kt, ++it) {
                 const int s = it % STAGES;
@@ -200,8 +170,8 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
                 if (kt > 0) release_stage((it + STAGES - 1) % STAGES);
             }
             wgmma_wait<0>();
-            release_stage((it + STAGES - 1) %
-                          STAGES);   // the unit's last stage (a slice is never empty)
+            // The unit's last stage (a unit is never empty).
+            release_stage((it + STAGES - 1) % STAGES);
             if (split.splits > 1) {  // (splits, M, ldp) fp32: slice-major, then C's layout
                 float* P = partials + static_cast<std::size_t>(slice) * M * ldp;
                 store_tile_transposed(d, P, ldp, M, N, m0, n0, warp, lane, 1.0f, 0.0f);
@@ -238,61 +208,6 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
     }
 }
 
-// The reduction: C = alpha * (the sum of the slices' partials) + beta * C, C not read when beta
-// == 0. One thread per 4 columns of a row: (M, ldp / 4) float4s of each slice, read once from L2
-// (ld.global.cg: written by the other kernel, never cached in this SM's L1).
-static __global__ void __launch_bounds__(256)
-    reduce_splits(const float* partials, int ldp, int splits, int M, int N, float alpha, float beta,
-                  float* C, int ldc) {
-    const int quads = ldp / 4, q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (q >= M * quads) return;  // M * ldp < 2^31: a split product fits in one wave of tiles
-    const int row = q / quads, col = 4 * (q % quads);
-    const std::size_t slice = static_cast<std::size_t>(M) * ldp;  // floats per slice
-    const float* p = partials + static_cast<std::size_t>(row) * ldp + col;
-    float4 sum = __ldcg(reinterpret_cast<const float4*>(p));
-    for (int s = 1; s < splits; ++s) {
-        const float4 v = __ldcg(reinterpret_cast<const float4*>(p + s * slice));
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-    }
-    const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-    float* c = C + static_cast<long long>(row) * ldc + col;
-    for (int e = 0; e < 4 && col + e < N; ++e)
-        c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
-}
-
-// The partials' workspace and the counters, one of each per (device, stream), allocated on first
-// use and grown, never freed (no allocation in a timed call), zeroed when allocated: a counter
-// starts at 0 and the last slice of its tile puts it back. Calls on one stream run one after the
-// other (the reduction included); calls on two streams use two workspaces; the mutex covers
-// several host threads.
-template <class T>
-inline T* workspace_for(std::size_t bytes, cudaStream_t stream) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, cudaStream_t>, std::pair<T*, std::size_t>> all;
-    int dev = 0;
-    GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-    const std::lock_guard<std::mutex> lock(mutex);
-    std::pair<T*, std::size_t>& w = all[{dev, stream}];
-    if (bytes > w.second) {
-        // The old buffer may still be in use by this stream's previous kernel: freed after it.
-        if (w.first) GEMM_CUDA_CHECK(cudaFreeAsync(w.first, stream));
-        GEMM_CUDA_CHECK(cudaMallocAsync(&w.first, bytes, stream));
-        GEMM_CUDA_CHECK(cudaMemsetAsync(w.first, 0, bytes, stream));
-        w.second = bytes;
-    }
-    return w.first;
-}
-
-inline int sm_count() {
-    static const int sms = [] {
-        int dev = 0, n = 0;
-        GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-        GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-        return n;
-    }();
-    return sms;
-}
-
 // SPLITS: 0 chooses (choose_splits), else that many slices. IN_KERNEL: the tile's last slice adds
 // the slices in this kernel; else chapter 16's second kernel, reduce_splits, does. Measured on the
 // H200 (README): in the kernel wins with 8-row tiles (5-7% at 1 and 8 x 4096^2, where a launch is
@@ -304,19 +219,9 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     auto kernel = small_m_kernel<Cfg>;
     // Looked up once: the shared-memory opt-in, and how many blocks fit on the GPU at once.
-    static const int resident = [&] {
-        GEMM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             Cfg::SMEM_BYTES));
-        int n = 0;
-        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Cfg::THREADS,
-                                                                      Cfg::SMEM_BYTES));
-        return n * sm_count();
-    }();
-    // A and B themselves, or padded copies where a row does not start on 16 bytes.
-    const AlignedOperands ops(A, lda, B, ldb, M, N, K, stream);
-    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
-    const CUtensorMap map_b = make_map(ops.b.p, K, N, ops.b.ld, BK, B_BOX);
-    const int tiles = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
+    static const int resident = resident_blocks(kernel, Cfg::THREADS, Cfg::SMEM_BYTES);
+    const TensorMaps<Cfg> maps(A, lda, B, ldb, beta, C, ldc, M, N, K, stream);
+    const int tiles = tile_count<Cfg>(M, N);
     const int KT = (K + BK - 1) / BK;
     const int splits = SPLITS > 0 ? SPLITS : choose_splits(tiles, KT, sm_count() * Cfg::PER_SM);
     const SplitK split{tiles, KT, std::min(splits, KT)};
@@ -330,11 +235,11 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
                             ? workspace_for<unsigned>(std::size_t(tiles) * sizeof(unsigned), stream)
                             : nullptr;
     const int blocks = std::min(split.units(), resident);
-    kernel<<<blocks, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(map_a, map_b, split, M, N, alpha,
+    kernel<<<blocks, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(maps.a, maps.b, split, M, N, alpha,
                                                               beta, C, ldc, partials, ldp, arrived);
     GEMM_CUDA_CHECK_LAUNCH();
     if (split.splits == 1 || IN_KERNEL) return;  // C written by the kernel
-    // Every slice is written: the reduction runs after the kernel, on the same stream.
+    // Every partial is written: the reduction runs after the kernel, on the same stream.
     const int quads = M * (ldp / 4);
     reduce_splits<<<(quads + 255) / 256, 256, 0, stream>>>(partials, ldp, split.splits, M, N, alpha,
                                                            beta, C, ldc);

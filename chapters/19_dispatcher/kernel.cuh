@@ -1,7 +1,7 @@
-// Chapter 19: a dispatcher. New vs chapters 16, 17 and 18: no new kernel. For each shape (M, N, K) and
-// SM count, a cost model in units of one (128, 256) k-tile on one SM prices every candidate -- the
-// tile (cluster2, rows128, n128, n64) times the schedule (whole tiles: chapter 16 without a split;
-// split-K: chapter 16; stream-K, or its hybrid: chapter 17) -- and the cheapest runs. The
+// Chapter 19: a dispatcher. New vs chapters 16, 17 and 18: no new kernel. For each shape (M, N, K)
+// and SM count, a cost model in units of one (128, 256) k-tile on one SM prices every candidate --
+// the tile (cluster2, rows128, n128, n64) times the schedule (whole tiles: chapter 16 without a
+// split; split-K: chapter 16; stream-K, or its hybrid: chapter 17) -- and the cheapest runs. The
 // constants are in costs.hpp, each with the measurement it comes from.
 // Napkin math: 1024^3 is 16 cluster tiles of 16 k-tiles (cost 16, a quarter of the GPU busy), or
 // 128 tiles of (128, 64) in one wave at 0.48 per k-tile (cost 7.7): the narrow tiles win.
@@ -111,15 +111,7 @@ inline Plan choose(int M, int N, int K, int sms) {
     return best;
 }
 
-inline int sm_count() {
-    static const int sms = [] {
-        int dev = 0, n = 0;
-        GEMM_CUDA_CHECK(cudaGetDevice(&dev));
-        GEMM_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-        return n;
-    }();
-    return sms;
-}
+using launch::sm_count;  // common/device/launch_resources.cuh, through chapters 16-18
 
 // Chapter 18's schedule for 64 < M <= 256 priced like the plans above: tiles of 64 rows and 64
 // columns (configs::m64), PER_SM blocks on each SM, its own split. The critical path in its
@@ -130,8 +122,8 @@ struct SmallMPrice {
 };
 inline SmallMPrice small_m_price(int M, int N, int K, int sms) {
     using Cfg = ch18::configs::m64;
-    const long long tiles = static_cast<long long>((M + Cfg::BM - 1) / Cfg::BM) *
-                            ((N + Cfg::BN - 1) / Cfg::BN);
+    const long long tiles =
+        static_cast<long long>((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
     const int KT = (K + ch18::BK - 1) / ch18::BK, workers = sms * Cfg::PER_SM;
     const int s = std::min(ch18::choose_splits(tiles, KT, workers), KT);
     const double waves = double((tiles * s + workers - 1) / workers), depth = (KT + s - 1) / s;

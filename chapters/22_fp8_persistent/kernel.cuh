@@ -18,8 +18,9 @@
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
+#include "device/ch15_persistent.cuh"  // chapter 15's barriers, release and resident clusters
+#include "device/ch20_fp8_e4m3.cuh"    // the e4m3 wgmma shapes (chapter 20)
 #include "device/sm90.cuh"
-#include "device/ch20_fp8_e4m3.cuh"  // the e4m3 wgmma shapes (chapter 20)
 #include "device/wgmma_epilogue.cuh"
 
 namespace ch22 {
@@ -51,10 +52,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
                float beta, __nv_bfloat16* C, int ldc, bool vec_c) {
     extern __shared__ unsigned char smem_raw[];
-    // 128-byte swizzled tiles must start on a 1024-byte boundary (the swizzle pattern repeats every
-    // 8 rows of 128 bytes, and TMA and wgmma compute it from address bits).
-    unsigned char* smem = reinterpret_cast<unsigned char*>(
-        (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+    // From the first 1024-byte boundary: 128-byte swizzled tiles start there (chapter 15).
+    unsigned char* smem = pipeline::swizzle_aligned(smem_raw);
     unsigned char* As = smem;                   // (STAGES, BM, BK) e4m3, swizzled
     unsigned char* Bs = As + STAGES * A_STAGE;  // (STAGES, BN, BK) e4m3, swizzled
     __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
@@ -78,19 +77,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         // END SOLUTION
     };
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(&full[s], 1);  // the producer's arrive (+ the TMA bytes)
-            mbar_init(&empty[s], CONSUMERS * 4 * CLUSTER);  // every consumer warp of the cluster
-        }
-        fence_barrier_init();  // the copy engine and the cluster's other blocks see them
-    }
-    // The barriers of every block of the cluster exist before anyone copies into or arrives on
-    // them.
-    if constexpr (CLUSTER > 1)
-        cluster_sync();
-    else
-        __syncthreads();
+    // full: the producer's arrive (+ the TMA bytes); empty: every consumer warp of the cluster.
+    pipeline::init_barriers<STAGES, CLUSTER>(full, empty, CONSUMERS * 4 * CLUSTER);
 
     if (wg == 0) {
         setmaxnreg_dec<40>();  // the producer needs few registers: give them to the consumers
@@ -129,15 +117,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     const int warp = tid / 32, lane = tid % 32;
     // Stage s is free again once every consumer warp of the cluster says so: its copies came from
     // every block's producer.
-    auto release = [&](int s) {
-        if (lane != 0) return;
-        if constexpr (CLUSTER > 1) {
-#pragma unroll
-            for (int c = 0; c < CLUSTER; ++c) mbar_arrive_cluster(&empty[s], c);
-        } else {
-            mbar_arrive(&empty[s]);
-        }
-    };
+    auto release = [&](int s) { pipeline::release<CLUSTER>(&empty[s], lane); };
     float d[ACC];        // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
     float part[2][ACC];  // two sets of the tensor cores' sums of one k-tile, as in chapter 21
     // k-tile number i (counted across tiles: the stage and its phase) into p, in flight.
@@ -203,22 +183,8 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     auto kernel = fp8_kernel<CLUSTER, CHUNK>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
-    static const int resident_clusters = [&] {
-        GEMM_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(CLUSTER * 1024);
-        cfg.blockDim = dim3(THREADS);
-        cfg.dynamicSmemBytes = SMEM_BYTES;
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = CLUSTER, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
-        int n = 0;
-        GEMM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel, &cfg));
-        return n;
-    }();
+    static const int resident_clusters =
+        pipeline::resident_clusters(kernel, CLUSTER, THREADS, SMEM_BYTES);
     // A and B themselves, or padded copies where a row does not start on 16 bytes.
     const AlignedByteOperands ops(A, lda, B, ldb, M, N, K, stream);
     const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, BM, BK);  // boxes (128, 128) of A

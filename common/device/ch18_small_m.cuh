@@ -15,7 +15,9 @@
 
 namespace sm90 {
 
-#define SMALL_M_D4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define SM90_D8(i)                                                                              \
+    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+        "+f"(d[i + 6]), "+f"(d[i + 7])
 
 // d (64, 8 * J) += A^T (64, 16) * B (16, 8 * J): imm-scale-a, imm-scale-b 1; imm-trans-a 1
 // (MN-major A), imm-trans-b 0 (K-major B). Called by the accumulator array: float d[4], d[8],
@@ -25,7 +27,7 @@ __device__ inline void wgmma_swapped(float (&d)[4], uint64_t desc_a, uint64_t de
         "{\n .reg .pred acc;\n setp.ne.b32 acc, %6, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3},"
         " %4, %5, acc, 1, 1, 1, 0;\n}"
-        : SMALL_M_D4(0)
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "l"(desc_a), "l"(desc_b), "r"(1));
 }
 __device__ inline void wgmma_swapped(float (&d)[8], uint64_t desc_a, uint64_t desc_b) {
@@ -33,7 +35,7 @@ __device__ inline void wgmma_swapped(float (&d)[8], uint64_t desc_a, uint64_t de
         "{\n .reg .pred acc;\n setp.ne.b32 acc, %10, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7},"
         " %8, %9, acc, 1, 1, 1, 0;\n}"
-        : SMALL_M_D4(0), SMALL_M_D4(4)
+        : SM90_D8(0)
         : "l"(desc_a), "l"(desc_b), "r"(1));
 }
 __device__ inline void wgmma_swapped(float (&d)[16], uint64_t desc_a, uint64_t desc_b) {
@@ -42,7 +44,7 @@ __device__ inline void wgmma_swapped(float (&d)[16], uint64_t desc_a, uint64_t d
         "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},"
         " %16, %17, acc, 1, 1, 1, 0;\n}"
-        : SMALL_M_D4(0), SMALL_M_D4(4), SMALL_M_D4(8), SMALL_M_D4(12)
+        : SM90_D8(0), SM90_D8(8)
         : "l"(desc_a), "l"(desc_b), "r"(1));
 }
 __device__ inline void wgmma_swapped(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
@@ -52,10 +54,9 @@ __device__ inline void wgmma_swapped(float (&d)[32], uint64_t desc_a, uint64_t d
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},"
         " %32, %33, acc, 1, 1, 1, 0;\n}"
-        : SMALL_M_D4(0), SMALL_M_D4(4), SMALL_M_D4(8), SMALL_M_D4(12), SMALL_M_D4(16),
-          SMALL_M_D4(20), SMALL_M_D4(24), SMALL_M_D4(28)
+        : SM90_D8(0), SM90_D8(8), SM90_D8(16), SM90_D8(24)
         : "l"(desc_a), "l"(desc_b), "r"(1));
 }
-#undef SMALL_M_D4
+#undef SM90_D8
 
 }  // namespace sm90

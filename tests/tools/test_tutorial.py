@@ -8,7 +8,8 @@ log how they were called (a GPU is "present" when STUB_GPU holds a compute capab
 is the real one, except that a call of tools/grading/grade.py is only logged. Checked: a bad command
 line exits 2 with a message before anything is built; colour only on a terminal and never with
 NO_COLOR; paths are taken from the caller's directory; a build directory that exists keeps its
-options, and a CPU-only build goes to build-cpu/, never into build/.
+options, and a CPU-only build goes to build-cpu/, never into build/; `grade` of a CPU chapter installs
+nothing grading does not use and, with -Dcuda=disabled asked for, does not say no GPU was found.
 Exit: 0 pass, 1 fail.
 """
 import json
@@ -244,6 +245,25 @@ with tempfile.TemporaryDirectory() as tmp:
     ninjas = [c[2] for c in env.calls() if c[0] == "ninja"]
     expect(any(n[-1:] == ["chapters/grade_02_cpu_tiled"] for n in ninjas),
            f"grade 02 builds chapter 02's grading binary (ninja got {ninjas})")
+
+    # grade on a CPU chapter installs nothing grading does not use, and a build with -Dcuda=disabled
+    # asked for does not say that no GPU was found. matplotlib is missing here (the blocker), so
+    # `build` installs it: an install is seen when there is one.
+    def installs():
+        return [c[2] for c in env.calls() if c[0] in ("apt-get", "sudo") and "install" in c[2]]
+
+    rc, out, err = env.run(["build"], GEMM_BUILD_DIR=os.path.join(tmp, "fresh-build"))
+    expect(any("python3-matplotlib" in a for a in installs()),
+           f"build installs the charts' matplotlib where it is missing (installs {installs()})")
+    for label, extra in (("no GPU", {}), ("-Dcuda=disabled", {"MESON_ARGS": "-Dcuda=disabled", "STUB_GPU": "9.0"})):
+        rc, out, err = env.run(["grade", "02", "subs"], GEMM_BUILD_DIR=os.path.join(tmp, "fresh-grade-" + label), **extra)
+        unneeded = [a for a in installs() if "python3-matplotlib" in a or "doctest-dev" in a]
+        expect(rc == 0 and not unneeded,
+               f"grade 02 ({label}) installs nothing grading does not use (rc {rc}, installs {installs()})")
+        said = "no NVIDIA GPU found" in out + err
+        expect(said == (label == "no GPU"),
+               f"grade 02 ({label}) says 'no NVIDIA GPU found' only where it looked for a GPU and found none: {out!r}")
+    expect("(CPU chapters only: -Dcuda=disabled)" in out, f"-Dcuda=disabled asked for is said as such: {out!r}")
 
     rc, out, err = env.run(["run", "01"], GEMM_BUILD_DIR=build, GEMM_RESULTS_DIR="myresults")
     expect(os.path.isdir(os.path.join(env.caller, "myresults")),

@@ -8,14 +8,16 @@
 A SUBMISSION is a student's copy of the repository, a folder holding the chapter's kernel file,
 the kernel file itself, or a folder of such submissions (each subfolder is one; a link, a loose
 file or a kernel file at its top gets a FAIL row of its own). From each, only the chapter's kernel
-file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox:
-its includes are checked against an allow-list by the compiler's own dependency output, and it is
-compiled alone, as its own translation unit exporting nothing but the contract's gemm, into a
-child process (tools/grading/grade_child.cu) that only computes. The chapter's grading binary from
-the instructor's build (BUILD/chapters/grade_<chapter>, with `--remote`) runs that child in a sandbox of its own, which holds the child and its
-libraries and nothing else, makes the inputs from the secret seed, checks what the child returns,
-times every run on its own clock (the yardstick with the child stopped) and writes the verdict
-into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
+file is taken. It is scanned (a first, friendly filter), then compiled in a bubblewrap sandbox
+that holds the toolchain alone: its includes are checked against an allow-list by that compile's
+own dependency output (-MD), and it is compiled alone, as its own translation unit exporting
+nothing but the contract's gemm, into a child process (tools/grading/grade_child.cu) that only
+computes. The chapter's grading binary from the instructor's build (BUILD/chapters/grade_<chapter>
+--remote) runs that child in a sandbox of its own, which holds the child, its libraries and the
+static seal (tools/grading/grade_seal.c: limits, pinned CPUs and a seccomp filter before the
+child's first instruction) and nothing else, makes the inputs from the secret seed, checks what
+the child returns, times every run on its own clock (the yardstick with the child stopped) and
+writes the verdict into a folder the child cannot see. One broken submission (rejected, not compiling, crashing,
 hanging) costs that submission a FAIL with the reason, never the run or another row.
 
 Performance points compare each submission with the instructor's own kernel, graded the same way
@@ -28,8 +30,9 @@ copies of the instructor's) and, with --gradescope, OUT/<submission>/results.jso
 format. Every folder it writes holds a file .gemm-grade; it deletes no other.
 Exit: 0 when every submission was graded (whatever the grades), 1 when the instructor's own kernel
 fails the grade, 2 for a bad command line or a missing sandbox (found before anything is built),
-3 when grade.py itself failed or could not write what it graded (every row is on the console), 77
-when this machine has no GPU that can run the chapter.
+3 when grade.py itself failed (on the run, or on a submission, whose row says so) or could not
+write a file of what it graded (a full disk: every row is on the console; each file is written
+whole or not at all), 77 when this machine has no GPU that can run the chapter.
 Environment: GEMM_GRADE_BWRAP, the bubblewrap program (default: bwrap on PATH).
 """
 import argparse
@@ -38,6 +41,7 @@ import csv
 import functools
 import glob
 import hashlib
+import io
 import json
 import math
 import os
@@ -59,7 +63,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HERE = os.path.dirname(os.path.abspath(__file__))  # tools/grading: the child, the entry
 
 EXIT_REFERENCE_FAILED = 1  # the instructor's own kernel does not pass: nothing to compare with
-EXIT_GRADER_ERROR = 3      # grade.py itself failed, or could not write what it graded
+EXIT_GRADER_ERROR = 3      # grade.py itself failed (on the run or on a row), or could not write a file
 MARKER = ".gemm-grade"   # in every folder grade.py makes: the only folders it deletes
 REFERENCE = ".reference"  # OUT/.reference: the instructor's own kernel, graded like the others
 NOBODY = 65534            # the sandbox's user when grade.py runs as root
@@ -98,6 +102,25 @@ RUN_TMP = 64 << 20
 # The environment a sandboxed child may keep from the grader's (thread counts, the GPU to use);
 # everything else is cleared.
 PASS_ENV = re.compile(r"^(OMP_\w+|GOMP_\w+|CUDA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER)$")
+
+
+LOST = []  # the files grade.py could not write (a full disk): the run ends with EXIT_GRADER_ERROR
+
+
+def keep(what, write):
+    """Calls write(), which writes the file `what`; a failure (a full disk) costs that file, never
+    a row or a verdict: it is listed in LOST and said on the console."""
+    try:
+        write()
+    except OSError as e:
+        LOST.append(f"{shown(what)} ({e.strerror or e})")
+        print(f"grade.py: warning: could not write {shown(what)}: {e.strerror or e}", file=sys.stderr, flush=True)
+
+
+def own_failure(e):
+    """The reason of a row that grade.py itself failed on: the error, never a verdict."""
+    what = f"{type(e).__name__}: {e.strerror}" if isinstance(e, OSError) and e.strerror else type(e).__name__
+    return f"grade.py failed on this submission ({shown(what)}); see its console"
 
 
 def die(msg, code=2):
@@ -164,7 +187,7 @@ def out_name(name):
     grade.py's own names, and at most NAME_BYTES bytes (a longer one is cut and ends with a hash of
     the whole name)."""
     n = shown(name).replace("/", "_")
-    if n in (REFERENCE, "class.csv", "summary.txt", ".", "..", "") or n.startswith("."):
+    if n in (REFERENCE, "class.csv", "summary.txt", ".", "..", "") or n.startswith(".") or n.endswith(".part"):
         n = "_" + n + "_" + name_hash(name)
     if len(n.encode()) > NAME_BYTES:
         n = n.encode()[:NAME_BYTES - 9].decode("utf-8", "ignore") + "_" + name_hash(name)
@@ -928,12 +951,14 @@ def run_grade(ch, launcher, work, build, args, extra, verdict, note, who=""):
     path = os.path.join(verdict, ch + ".grade.json")
     if p.returncode not in (0, 1) or not os.path.isfile(path):
         return None, f"the grade ended without a verdict (exit {p.returncode}; see grade.txt)"
+    with open(path, "rb") as f:
+        data = f.read()
     try:
-        with open(path) as f:
-            report = json.load(f)
-    except json.JSONDecodeError as e:
+        report = json.loads(data)
+    except ValueError as e:  # not JSON, or not UTF-8
         return None, f"the grade's verdict is not JSON: {e}"
-    shutil.copy(path, work)
+    copy = os.path.join(work, os.path.basename(path))
+    keep(copy, lambda: write_text(copy, data))  # the evidence only: the verdict is read already
     if bool(report.get("pass")) != (p.returncode == 0):
         return None, f"the grade's verdict and its exit code {p.returncode} disagree"
     return report, None
@@ -1092,14 +1117,15 @@ def grade_one(chapter, child, work, scratch, args, extra, limits, who=""):
             with open(os.path.join(cgroup, "memory.swap.max"), "w") as f:
                 f.write("0")
     launcher = os.path.join(work, "child")
-    chapter.launcher(child, launcher, args.time_limit * (os.cpu_count() or 1), limits["memory"], cgroup)
-    verdict = os.path.join(scratch, "verdict")
-    os.makedirs(verdict)
     try:
+        chapter.launcher(child, launcher, args.time_limit * (os.cpu_count() or 1), limits["memory"], cgroup)
+        verdict = os.path.join(scratch, "verdict")
+        os.makedirs(verdict)
         report, error = run_grade(chapter.ch, launcher, work, args.build, args, extra, verdict,
                                   chapter.sandbox.note, who)
     finally:
-        os.remove(launcher)  # it names a child that goes with the scratch folder
+        if os.path.lexists(launcher):  # it names a child that goes with the scratch folder
+            os.remove(launcher)
         for _ in range(50 if cgroup else 0):  # empty once the child's namespace has ended
             try:
                 os.rmdir(cgroup)
@@ -1144,11 +1170,11 @@ def check_chapter_options(binary, args, extra):
 def write_csv(path, rows):
     fields = ["submission", "shapes_passed", "shapes_total", "pass", "score", "gflops", "pct_of_yardstick",
               "pct_of_reference", "sandboxed", "error"]
-    with open(path + ".part", "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(path + ".part", path)
+    text = io.StringIO(newline="")
+    w = csv.DictWriter(text, fieldnames=fields)
+    w.writeheader()
+    w.writerows(rows)
+    write_text(path, text.getvalue())
 
 
 def main():
@@ -1238,6 +1264,7 @@ def main():
         todo = ([ref] if ref else []) + subs
         lock = threading.Lock()
         built, children = {"lock": lock}, {}
+        own_failed = set()  # the rows of `todo` that grade.py itself failed on: exit 3
 
         def build(i):
             sub = todo[i]
@@ -1250,7 +1277,8 @@ def main():
                 children[i] = build_one(chapter, sub, work, scratch, allowed, built)
             except Exception as e:  # grade.py's own failure costs this row only, and says so
                 traceback.print_exc()
-                children[i] = None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
+                own_failed.add(i)
+                children[i] = None, own_failure(e)
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             list(pool.map(build, range(len(todo))))
@@ -1264,13 +1292,17 @@ def main():
                 return grade_one(chapter, child, os.path.join(out, todo[i].out), scratch, args, extra, limits, who)
             except Exception as e:
                 traceback.print_exc()
-                return None, f"grade.py failed on this submission ({type(e).__name__}); see its console"
+                own_failed.add(i)
+                return None, own_failure(e)
 
         ref_gflops = None
         if ref:
             report, error = grade_into(0)
             bench = (report or {}).get("benchmark") or [{}]
             ref_gflops = bench[0].get("gflops", 0.0)
+            if 0 in own_failed:  # not a verdict on the kernel: grade.py failed (a full disk)
+                die(f"grade.py failed on the instructor's own kernel (chapters/{ch}/{kname}), so "
+                    f"there is nothing to compare speeds with: {error}", code=EXIT_GRADER_ERROR)
             if error or not (report and report["pass"]) or not ref_gflops:
                 die(f"the instructor's own kernel (chapters/{ch}/{kname}) does not pass its grade, so "
                     f"there is nothing to compare speeds with: {error or 'see ' + os.path.join(out, REFERENCE)}",
@@ -1278,15 +1310,7 @@ def main():
             print(f"reference: the instructor's own kernel, {ref_gflops:.1f} GFLOPS at {bench[0]['shape']} "
                   "(full performance points at its speed)", flush=True)
 
-        rows, lost = [], []  # lost: files that could not be written (a full disk)
-
-        def keep(what, write):
-            try:
-                write()
-            except OSError as e:  # a full disk costs a file, never a row: every row is on the console
-                lost.append(f"{what} ({e.strerror or e})")
-                print(f"grade.py: warning: could not write {what}: {e}", file=sys.stderr, flush=True)
-
+        rows = []
         for i, sub in enumerate(subs, 1):
             at = i if ref else i - 1
             print(f"[{i}/{len(subs)}] {sub.shown}: grading ...", flush=True)
@@ -1328,9 +1352,14 @@ def main():
         text = summary(rows, subs, children, todo, ref)
         print(text, end="", flush=True)
         keep(os.path.join(out, "summary.txt"), lambda: write_text(os.path.join(out, "summary.txt"), text))
-    if lost:
-        print("grade.py: these files could not be written (every row is above): " + "; ".join(lost),
-              file=sys.stderr)
+    failed = [todo[i].shown for i in sorted(own_failed)]
+    if LOST or failed:
+        if LOST:
+            print("grade.py: these files could not be written (every row is above): " + "; ".join(LOST),
+                  file=sys.stderr)
+        if failed:
+            print("grade.py: grade.py itself failed on " + ", ".join(failed) + " (their rows say so; "
+                  "the tracebacks are above): grade them again", file=sys.stderr)
         for row in rows:
             print(",".join(str(row[k]) for k in row), file=sys.stderr)
         return EXIT_GRADER_ERROR
@@ -1340,8 +1369,19 @@ def main():
 
 
 def write_text(path, text):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    """Writes a file whole or not at all: a full disk leaves the file as it was (the last class.csv
+    written, or none), never a truncated one to hand back, nor a part beside it."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
+    try:
+        with open(path + ".part", "wb") as f:
+            f.write(data)
+        os.replace(path + ".part", path)
+    except OSError:
+        try:
+            os.remove(path + ".part")
+        except OSError:
+            pass
+        raise
 
 
 def summary(rows, subs, children, todo, ref):
@@ -1380,11 +1420,17 @@ def summary(rows, subs, children, todo, ref):
 SUMMARY_CHAPTER = ["", ""]  # the chapter and its kernel file's name, for summary() under --perf-target
 
 
-if __name__ == "__main__":
+def entry():
+    """The command: main(), with grade.py's own failure never mistaken for a verdict (exit 1) or a
+    bad command line (exit 2)."""
     try:
         sys.exit(main())
-    except Exception:  # grade.py's own failure: never mistaken for a verdict (exit 1) or a bad command line
+    except Exception:
         traceback.print_exc()
         print("grade.py: error: grade.py itself failed (above); rows already graded are in class.csv "
               "and on the console", file=sys.stderr)
         sys.exit(EXIT_GRADER_ERROR)
+
+
+if __name__ == "__main__":
+    entry()
