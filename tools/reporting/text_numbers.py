@@ -229,7 +229,8 @@ def block_table(root, cid):
     out = []
     for d in gpu_dirs(root):
         if os.path.exists(os.path.join(d, cid + ".csv")):
-            out.append(ladder.chapter_table(rel(root, d), cid).rstrip("\n"))
+            # read from wherever this runs (meson: the build folder), named from the root
+            out.append(ladder.chapter_table(d, cid, name=rel(root, d)).rstrip("\n"))
     if not out:
         raise Error(f"table {cid}: no plots/<gpu>/{cid}.csv")
     return "\n\n".join(out)
