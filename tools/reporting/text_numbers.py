@@ -206,7 +206,8 @@ def block_ladder(root):
             rows = read_rows(os.path.join(d, c.id + ".csv"))
             if not rows:
                 continue
-            stamp_rows += rows
+            # the stamp names the GPU of the folder, not the CPU its CPU chapters ran on
+            stamp_rows = stamp_rows + rows if c.kind == "cpu" else rows + stamp_rows
             cells = []
             for n in LADDER_SIZES:
                 r = next((r for r in rows if r.get("M") == r.get("N") == r.get("K") == str(n)), None)
