@@ -27,6 +27,7 @@ constexpr double SCATTERED = 1.5;       // ranges at scattered depths: L2 sharin
 // One k-tile of chapter 18's (64, 64) tiles, two blocks on an SM (small_m_price): fitted by
 // tools/measuring/fit_small_m.py to an H200 sweep of 60 shapes at commit cdbb248, M in {72, 96,
 // 128, 160, 192, 256} times ten (N, K) of LLM layers (plots/h200/few_rows/fit.txt): median 0.38;
-// 0.34 to 0.38 send 50 or 51 of the 60 to the faster chapter (0.30: 33; 0.46: 37).
+// with the rule's one-wave limit (small_m), 0.34 to 0.38 send 52 or 53 of the 60 to the faster
+// chapter (0.30: 49; 0.46: 39).
 constexpr double SMALL_M_KTILE = 0.36;
 }  // namespace ch19::costs

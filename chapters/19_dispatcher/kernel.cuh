@@ -118,6 +118,7 @@ using launch::sm_count;  // common/device/launch_resources.cuh, through chapters
 // k-tiles, each SMALL_M_KTILE (costs.hpp), plus what a split adds (as chapter 16's).
 struct SmallMPrice {
     double path, split;
+    long long waves;  // rounds of its blocks: 1 when every unit is resident at once
     double cost() const { return path * costs::SMALL_M_KTILE + split; }
 };
 inline SmallMPrice small_m_price(int M, int N, int K, int sms) {
@@ -126,17 +127,22 @@ inline SmallMPrice small_m_price(int M, int N, int K, int sms) {
         static_cast<long long>((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
     const int KT = (K + ch18::BK - 1) / ch18::BK, workers = sms * Cfg::PER_SM;
     const int s = std::min(ch18::choose_splits(tiles, KT, workers), KT);
-    const double waves = double((tiles * s + workers - 1) / workers), depth = (KT + s - 1) / s;
-    return {waves * depth,
-            s > 1 ? costs::SPLIT_FIXED + costs::PARTIAL_PER_MB * 8.0 * s * M * N / 1e6 : 0.0};
+    const long long waves = (tiles * s + workers - 1) / workers;
+    const double depth = (KT + s - 1) / s;
+    return {double(waves) * depth,
+            s > 1 ? costs::SPLIT_FIXED + costs::PARTIAL_PER_MB * 8.0 * s * M * N / 1e6 : 0.0,
+            waves};
 }
 
 // Which shapes gemm() sends to chapter 18: the decode batches, and few rows (65 to 256) where
-// chapter 18's price is below the cheapest plan's.
+// chapter 18's blocks make one wave and its price is below the cheapest plan's. Past one wave it
+// lost to the plan on every shape of the H200 sweep but one (a tie) and on the suite's
+// 128 x 37888 x 3584, five waves: chapter 19's README.
 inline bool small_m(int M, int N, int K, int sms) {
     if (decode(M, N)) return true;
     if (M <= 64 || M > 256) return false;
-    return small_m_price(M, N, K, sms).cost() < plan_cost(choose(M, N, K, sms), M, N, K, sms);
+    const SmallMPrice s = small_m_price(M, N, K, sms);
+    return s.waves == 1 && s.cost() < plan_cost(choose(M, N, K, sms), M, N, K, sms);
 }
 
 // One plan, run: the kernels and tiles of chapters 16 and 17 (the steps of the README's table).

@@ -100,10 +100,10 @@ TEST_SUITE("host") {
     }
 
     // Few rows (65 to 256) by cost: chapter 18's price (small_m_price, costs::SMALL_M_KTILE)
-    // against the cheapest plan's. Each shape's measured % of cuBLAS (chapter 18 / chapter 19
-    // before this rule, H200, commit cdbb248, chapter 19's README) and the chapter that won by 5
-    // points or more; the model must send each to the winner. (9 of the 60 measured shapes it gets
-    // wrong are in the README.)
+    // against the cheapest plan's, where chapter 18's blocks make one wave. Each shape's measured %
+    // of cuBLAS (chapter 18 / chapter 19 before this rule, H200, commit cdbb248, chapter 19's
+    // README) and the chapter that won by 5 points or more; the model must send each to the
+    // winner. (The 7 of the 60 measured shapes it gets wrong are in the README.)
     TEST_CASE("19_dispatcher: few rows go to chapter 18 where it is cheaper") {
         struct Measured {
             int M, N, K;
@@ -124,6 +124,12 @@ TEST_SUITE("host") {
             {96, 12288, 12288, false},  // 56.6 / 88.0
             {128, 14336, 4096, false},  // 76.1 / 91.7
             {192, 4096, 14336, false},  // 67.0 / 90.9
+            // Priced below the plan, but two waves of chapter 18's blocks (480 tiles, 264 resident)
+            {160, 10240, 8192, false},  // 53.2 / 71.1
+            {192, 10240, 8192, false},  // 72.5 / 78.1
+            // Five waves (1184 tiles); the suite: chapter 18 71.1, the plan 78.8 (commits 7d64173
+            // and 010feb4, plots/h200/suite/19_dispatcher, history)
+            {128, 37888, 3584, false},
         };
         for (const Measured& e : table) {
             CAPTURE(e.M);

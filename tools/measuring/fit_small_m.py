@@ -7,8 +7,9 @@ LOG18 and LOG19: the output of chapter 18's and chapter 19's binaries on the sam
 chapter 19 sent any of them to chapter 18), e.g. plots/h200/few_rows/. The time of one cost unit
 is chapter 19's time over its plan's cost (the median over the shapes); chapter 18's time in those
 units, less its split's price, over its critical path's k-tiles gives one value of SMALL_M_KTILE
-per shape. Prints the median, and for values around it how many shapes the rule sends to the
-faster chapter and the geomean % of the yardstick that follows. Exit 2 on a bad command line.
+per shape. Prints the median, and for values around it how many shapes the rule (chapter 18 where
+its blocks make one wave and its price is the lower) sends to the faster chapter and the geomean %
+of the yardstick that follows. Exit 2 on a bad command line.
 """
 import math
 import re
@@ -56,8 +57,8 @@ def main(argv):
                          check=True).stdout.splitlines()
     cost = {}
     for line in out[1:]:
-        shape, plan, plan_cost, path, split, _, _ = line.split(",")
-        cost[shape] = (plan, float(plan_cost), float(path), float(split))
+        shape, plan, plan_cost, path, split, _, waves, _ = line.split(",")
+        cost[shape] = (plan, float(plan_cost), float(path), float(split), int(waves))
     unit = statistics.median(t19[s][0] / cost[s][1] for s in shapes)
     per_shape = [(t18[s][0] / unit - cost[s][3]) / cost[s][2] for s in shapes]
     fit = statistics.median(per_shape)
@@ -69,9 +70,11 @@ def main(argv):
     print(f"geomean % of the yardstick: chapter 19 alone {geomean([t19[s][1] for s in shapes]):.1f}, "
           f"chapter 18 alone {geomean([t18[s][1] for s in shapes]):.1f}, each shape at its faster "
           f"chapter {best:.1f}")
+    one_wave = sum(cost[s][4] == 1 for s in shapes)
+    print(f"chapter 18's blocks one wave on {one_wave} of the {len(shapes)} (the rule's limit)")
     print("SMALL_M_KTILE  to the faster chapter  geomean %")
     for k in [round(fit + d / 100, 2) for d in range(-8, 9, 2)]:
-        picks = {s: cost[s][2] * k + cost[s][3] < cost[s][1] for s in shapes}
+        picks = {s: cost[s][4] == 1 and cost[s][2] * k + cost[s][3] < cost[s][1] for s in shapes}
         right = sum(picks[s] == (t18[s][0] < t19[s][0]) for s in shapes)
         g = geomean([t18[s][1] if picks[s] else t19[s][1] for s in shapes])
         print(f"{k:13.2f}  {right:6d} of {len(shapes):<3d}        {g:.1f}")
