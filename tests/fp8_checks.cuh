@@ -23,7 +23,8 @@ inline gemm::Precision list_precision(const char* id) {
 // odd number of k-tiles (the two sets of partial sums end on either), fewer k-tiles than a chunk
 // (K 520), exactly one (1000), chunks and a remainder (1152, 8200), several 128-blocks of scales
 // along M and N, TMA-ready leading dimensions (multiples of 16) with partial tiles, more tiles than
-// the persistent grid holds.
+// the persistent grid holds; and for C written by TMA stores (beta 0, 16-byte rows, N % 8 == 0):
+// partial tiles with C's rows padded, and several tiles per block of the persistent grid.
 inline void check_fp8(gemm::GpuGemmFp8 fn, gemm::Precision precision) {
     std::vector<gemm::Problem> cases = gemm_tests::small_cases();
     for (const gemm::Problem& p : gemm_tests::large_cases()) cases.push_back(p);
@@ -39,7 +40,8 @@ inline void check_fp8(gemm::GpuGemmFp8 fn, gemm::Precision precision) {
           gemm_tests::make(384, 640, 1152),
           gemm_tests::make(200, 72, 129, 144, 72 + 15, 80, 1.0f, 1.0f),
           gemm_tests::make(260, 390, 640, 0, 0, 0, -2.0f, 0.0f),
-          gemm_tests::make(4100, 2300, 384, 0, 0, 0, 1.0f, 0.25f)})
+          gemm_tests::make(4100, 2300, 384, 0, 0, 0, 1.0f, 0.25f),
+          gemm_tests::make(300, 264, 270, 0, 0, 272), gemm_tests::make(4100, 2304, 384)})
         cases.push_back(p);
     for (const gemm::Problem& q : cases) {
         const gemm::Problem p = gemm::as_precision(q, precision);

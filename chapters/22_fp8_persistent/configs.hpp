@@ -16,12 +16,15 @@ inline constexpr int napkin[][3] = {{0, 256, 128}};
 static_assert(napkin[0][1] == 2 * BM && napkin[0][2] == BN, "napkin: the cluster's tile");
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
-// function); with and without clusters, and pairs without the overlap (chunks of one k-tile).
+// function); with and without clusters, pairs without the overlap (chunks of one k-tile), and C
+// through TMA stores (the epilogue's STORE_TMA, issue 38; not yet the chapter's gemm()).
 template <class F>
 void for_each_candidate(F&& f) {
     f("22_fp8_persistent_cluster1", ch22::gemm_cfg<1>);
     f("22_fp8_persistent_cluster2", ch22::gemm_cfg<2>);
     f("22_fp8_persistent_cluster2_chunk1", ch22::gemm_cfg<2, 1>);
+    f("22_fp8_persistent_cluster1_tma_store", ch22::gemm_cfg<1, 8, true>);
+    f("22_fp8_persistent_cluster2_tma_store", ch22::gemm_cfg<2, 8, true>);
 }
 
 }  // namespace ch22::facts

@@ -83,8 +83,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
     return fn;
 }
 
-// A tensor map for a row-major (rows, cols) matrix of T (__half; float for chapter 15's C; one-byte
-// e4m3 codes, copied as uint8, for the FP8 chapters 20-23) with
+// A tensor map for a row-major (rows, cols) matrix of T (__half; the C of chapters 15 and 22, fp32
+// and bf16; one-byte e4m3 codes, copied as uint8, for the FP8 chapters 20-23) with
 // leading dimension ld, copied in boxes of (box_rows, box_cols) with the 128-byte swizzle.
 // Out-of-range elements of a box read as zero (and are not written by a store).
 template <class T>
