@@ -99,19 +99,20 @@ if len(sys.argv) == 3:
                "plots/h200/few_rows/fit.txt is what fit_small_m prints now (regenerate: its README)", p)
     with open(os.path.join(few, "predicted_rule.txt")) as f:
         committed = f.read()
-    old = subprocess.run(["git", "-C", root, "show",
-                          "7d64173:plots/h200/suite/19_dispatcher/suite_19_dispatcher.csv"],
-                         capture_output=True, text=True)
-    if old.returncode != 0:
-        print("SKIP (part): no git history for predicted_rule.txt's run before")
+    # The two runs, as committed: the ladder of 010feb4 (before the rule; in the tree at 7d64173)
+    # and the ladder of 7d64173 (the rule priced alone; in the tree at 970e186).
+    runs = [subprocess.run(["git", "-C", root, "show",
+                            f"{c}:plots/h200/suite/19_dispatcher/suite_19_dispatcher.csv"],
+                           capture_output=True, text=True) for c in ("7d64173", "970e186")]
+    if any(r.returncode != 0 for r in runs):
+        print("SKIP (part): no git history for predicted_rule.txt's two runs")
     else:
         with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "before.csv")
-            with open(path, "w") as f:
-                f.write(old.stdout)
-            p = run("predict_small_m", path,
-                    os.path.join(root, "plots", "h200", "suite", "19_dispatcher", "suite_19_dispatcher.csv"),
-                    "--costs", tool)
+            paths = [os.path.join(d, name) for name in ("before.csv", "after.csv")]
+            for path, r in zip(paths, runs):
+                with open(path, "w") as f:
+                    f.write(r.stdout)
+            p = run("predict_small_m", *paths, "--costs", tool)
             body = "".join(l + "\n" for l in committed.splitlines() if not l.startswith("#"))
             expect(p.returncode == 0 and p.stdout == body,
                    "plots/h200/few_rows/predicted_rule.txt is what predict_small_m prints now", p)
