@@ -207,6 +207,18 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(rc == 1 and "02_b: more than one source_hash" in err,
            f"check fails one chapter built from two source trees ({err!r})")
     os.remove(os.path.join(tmp, "suite_02_b.csv"))
+    # The ladder's own folders are checked; an investigation's folder beside them is another run.
+    os.makedirs(os.path.join(tmp, "suite", "02_b"))
+    os.makedirs(os.path.join(tmp, "an_investigation"))
+    other = "chapter,commit,dirty,source_hash\n02_b,0123456789ab,yes,dddd\n"
+    open(os.path.join(tmp, "suite", "02_b", "suite_02_b.csv"), "w").write(other)
+    rc, out, err = run(*LADDER, "check", tmp)
+    expect(rc == 1 and "suite_02_b.csv" in err, f"check fails a suite CSV of another commit ({err!r})")
+    os.remove(os.path.join(tmp, "suite", "02_b", "suite_02_b.csv"))
+    open(os.path.join(tmp, "an_investigation", "02_b.csv"), "w").write(other)
+    rc, out, err = run(*LADDER, "check", tmp)
+    expect(rc == 0 and "3 CSV(s)" in out,
+           f"check leaves out a folder the ladder does not write ({out!r}, {err!r})")
     os.remove(os.path.join(tmp, "stamp.txt"))
     rc, out, err = run(*LADDER, "check", tmp)
     expect(rc == 2 and "stamp" in err, f"check without a stamp: exit 2 ({err!r})")

@@ -22,7 +22,7 @@
 #               profile.md
 #   plot        tools/reporting/plot.py OUT (ladder.svg, all_chapters.svg, results.md...) and the
 # suites
-#   check       every CSV of OUT that names a commit names the stamp's
+#   check       every CSV of the ladder in OUT (top level, suite/, ncu/) that names a commit names the stamp's
 #               (tools/measuring/ladder.py check)
 #   plan        print each step's napkin time and stop: nothing is built or run (no GPU needed)
 #

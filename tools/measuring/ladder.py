@@ -28,7 +28,8 @@ stamp, check.
         GEMM_SOURCE_DIRTY=true|false, as the harness's stamps take them)
         DIR/stamp.txt: the commit, whether the tree was dirty, the date, the GPU and the command
     python3 -m tools.measuring.ladder check DIR
-        every CSV under DIR that has a commit column names the stamp's commit, clean, and all
+        every CSV the ladder writes into DIR (its top level, suite/, ncu/; not an investigation's
+        folder beside them) that has a commit column names the stamp's commit, clean, and all
         that have a source_hash column name one: exit 1 if not
 
 Everything is read from the chapter list (tools/build/chapters.py): no chapter id is written here.
@@ -495,14 +496,22 @@ def read_stamp(directory):
     return out
 
 
+# What the ladder writes into its folder (gpu_session.sh ladder): the chapters' CSVs and the
+# ceilings at the top, the suites and the profiles below. Other folders beside them (an
+# investigation with its own README and command) are other runs, not the ladder's.
+LADDER_CSVS = ("*.csv", os.path.join("suite", "**", "*.csv"), os.path.join("ncu", "**", "*.csv"))
+
+
 def check(directory):
-    """Every CSV with a commit column names the stamp's commit, and a clean tree."""
+    """Every CSV of the ladder with a commit column names the stamp's commit, and a clean tree."""
     s = read_stamp(directory)
     if not s.get("commit"):
         raise InputError(f"{directory}: no stamp.txt with a commit "
                          "(tools/measuring/ladder.py stamp)")
     bad, checked, hashes = [], 0, {}
-    for path in sorted(glob.glob(os.path.join(directory, "**", "*.csv"), recursive=True)):
+    paths = {p for pattern in LADDER_CSVS
+             for p in glob.glob(os.path.join(directory, pattern), recursive=True)}
+    for path in sorted(paths):
         try:
             with open(path, newline="") as f:
                 rows = list(csv.DictReader(f))
