@@ -11,11 +11,12 @@ per shape. Prints the median, and for values around it how many shapes the rule 
 its blocks make one wave and its price is the lower) sends to the faster chapter and the geomean %
 of the yardstick that follows. Exit 2 on a bad command line.
 """
-import math
 import re
 import statistics
 import subprocess
 import sys
+
+from tools.reporting.plot_text import geomean
 
 ROW = re.compile(r"^(\d+x\d+x\d+)\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+([\d.]+)%")
 
@@ -31,23 +32,29 @@ def read_log(path):
     return out
 
 
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
-def main(argv):
+def two_inputs_and_costs(argv, doc):
+    """(the two inputs, the dispatch_costs program) of a command line `A B [--costs PROGRAM]`, or
+    None after printing what is wrong (exit 2). Shared with predict_small_m."""
     args = list(argv)
     tool = "build/tools/dispatch_costs"
     if "--costs" in args:
         i = args.index("--costs")
         if i + 1 >= len(args):
             print("--costs needs a program", file=sys.stderr)
-            return 2
+            return None
         tool = args[i + 1]
         del args[i:i + 2]
     if len(args) != 2:
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        print(doc.strip().split("\n\n")[1], file=sys.stderr)
+        return None
+    return args, tool
+
+
+def main(argv):
+    parsed = two_inputs_and_costs(argv, __doc__)
+    if parsed is None:
         return 2
+    args, tool = parsed
     t18, t19 = read_log(args[0]), read_log(args[1])
     shapes = [s for s in t18 if s in t19]
     if not shapes:

@@ -12,9 +12,11 @@ the geomeans of the few rows and of the whole suite (and without `odd`) in AFTER
 Exit 2 on a bad command line or when a shape would go to chapter 18 that neither run sent there.
 """
 import csv
-import math
 import subprocess
 import sys
+
+from tools.measuring.fit_small_m import two_inputs_and_costs
+from tools.reporting.plot_text import geomean
 
 
 def read_suite(path):
@@ -28,23 +30,11 @@ def read_suite(path):
     return out
 
 
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def main(argv):
-    args = list(argv)
-    tool = "build/tools/dispatch_costs"
-    if "--costs" in args:
-        i = args.index("--costs")
-        if i + 1 >= len(args):
-            print("--costs needs a program", file=sys.stderr)
-            return 2
-        tool = args[i + 1]
-        del args[i:i + 2]
-    if len(args) != 2:
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+    parsed = two_inputs_and_costs(argv, __doc__)
+    if parsed is None:
         return 2
+    args, tool = parsed
     before, after = read_suite(args[0]), read_suite(args[1])
     few = sorted((s for s in after if s in before and 65 <= s[0] <= 256), key=lambda s: (s[0], s[1], s[2]))
     if not few:
