@@ -172,6 +172,27 @@ with tempfile.TemporaryDirectory() as tmp:
            "the ridge and the copy bandwidth, with their source")
     expect("1x4096x4096 measured" in out, "the chapter's own output streams through")
 
+    # --rejoin: the same measurement joined again with other ceilings, running nothing (a stub
+    # that would exit 77 is not run), the wall time kept from the first text.
+    first = open(os.path.join(tmp, "res", "suite_99_stub.txt")).read()
+    rc, out, err = run("--rejoin", "res", "--shapes", "shapes.txt", "--copy-gbs", "2000", cwd=tmp,
+                       STUB_EXIT="77")
+    again = list(csv.DictReader(open(csv_path))) if os.path.exists(csv_path) else []
+    text = open(os.path.join(tmp, "res", "suite_99_stub.txt")).read()
+    wall = [l for l in first.splitlines() if l.startswith("wall time:")]
+    expect(rc == 0 and "2000.0 GB/s, --copy-gbs" in text and wall and wall[0] in text and
+           len(again) == 4 and len(rows) == 4 and
+           math.isclose(float(again[0]["pct_of_copy"]), 2 * float(rows[0]["pct_of_copy"]),
+                        rel_tol=1e-3) and again[0]["gflops"] == rows[0]["gflops"],
+           f"--rejoin rewrites the memory-bound end from raw/ and keeps the wall time "
+           f"(rc {rc}, {err!r}, {text[-300:]!r})")
+    for args, message in [(["--rejoin", "res", stub], "runs nothing"),
+                          (["--rejoin", os.path.join(tmp, "empty")], "no chapter CSV")]:
+        os.makedirs(os.path.join(tmp, "empty", "raw"), exist_ok=True)
+        rc, out, err = run(*args, cwd=tmp)
+        expect(rc == 2 and message in err, f"suite.py {args}: exit 2 saying {message!r} "
+                                           f"(rc {rc}, {err!r})")
+
     # Without ceilings for this device: the theoretical bandwidth of peaks.csv, said so.
     rc, out, err = run(stub, "--shapes", shapes, "--out", os.path.join(tmp, "res2"))
     expect(rc == 0 and "theoretical peak" in out and "5000.0 GB/s" in out,

@@ -10,7 +10,9 @@
 #   ladder      the results a newcomer sees, from one tree in one session (docs/results.md):
 #               stamp bench ceilings suites ncu_ladder plot check, into OUT = plots/<gpu>/
 #               (plots/h200/ on an H200). ladder1 (stamp bench ceilings plot) and ladder2
-#               (suites ncu_ladder plot check) are the same in two commands; CHAPTERS="..." splits
+#               (suites ncu_ladder plot check) are the same in two commands (on a machine that
+#               copies the tree afresh per command, put ladder1's OUT into the tree before ladder2:
+#               its suites read OUT/ceilings.csv, its check and charts the chapters' CSVs); CHAPTERS="..." splits
 #               ncu_ladder further (the profile table is remade from every chapter's log). Alone:
 #   stamp       OUT/stamp.txt: the commit, dirty or not, the date, the GPU
 # (tools/measuring/ladder.py)

@@ -6,6 +6,7 @@
     python3 -m tools.measuring.suite --validate [--shapes FILE] [--out DIR] [--copy-gbs GBS]
                    [-- CHAPTER OPTIONS]
     python3 -m tools.measuring.suite --estimate [--shapes FILE]
+    python3 -m tools.measuring.suite --rejoin DIR [--shapes FILE] [--copy-gbs GBS] [--ceilings FILE]
 
 An FP8 chapter (20-23) runs on tools/measuring/suite_shapes_fp8.txt by default, against the
 cuBLASLt mode of its arithmetic, its bytes counted with one-byte A and B and bf16 C.
@@ -20,7 +21,10 @@ with the list's categories and writes, in DIR:
 
 tools/reporting/plot.py DIR draws suite_<chapter>.svg from the CSV. --validate checks the command
 line and the shape list only (./tutorial suite runs it before building); --estimate prints the
-napkin run time of the list. docs/shapes.md ("The shape suite") explains how to read the results.
+napkin run time of the list. --rejoin DIR joins a suite folder's raw/ (the chapter's CSV and peaks.csv
+as it measured them) with the list and the ceilings again and rewrites the CSV and the text, running
+nothing (its wall time is the old text's): for a run whose ceilings were not yet those of its
+ladder. docs/shapes.md ("The shape suite") explains how to read the results.
 Exit: 0 every shape measured and checked, 1 a check failed or the chapter stopped, 2 a bad
 command line or shape list, 77 no usable GPU (the chapter's exit codes, passed on).
 """
@@ -341,6 +345,11 @@ def run_chapter(binary, shapes, raw_dir, extra, log):
         rc = 130
     except OSError as e:
         raise InputError(f"{binary}: cannot run ({e.strerror})")
+    return (rc, *read_raw(raw_dir))
+
+
+def read_raw(raw_dir):
+    """(the harness's CSV header and rows, the peaks.csv path or "") of a suite's raw/."""
     header, rows = [], []
     found = sorted(f for f in glob.glob(os.path.join(raw_dir, "*.csv"))
                    if os.path.basename(f) != "peaks.csv")
@@ -349,7 +358,7 @@ def run_chapter(binary, shapes, raw_dir, extra, log):
             reader = csv.DictReader(f)
             header, rows = list(reader.fieldnames or []), list(reader)
     peaks = os.path.join(raw_dir, "peaks.csv")
-    return rc, header, rows, peaks if os.path.exists(peaks) else ""
+    return header, rows, peaks if os.path.exists(peaks) else ""
 
 
 def parse(argv):
@@ -376,10 +385,20 @@ def parse(argv):
                       help="check the command line and the shape list, run nothing")
     mode.add_argument("--estimate", action="store_true",
                       help="print the napkin run time of the shape list, run nothing")
+    mode.add_argument("--rejoin", metavar="DIR",
+                      help="rewrite DIR's suite CSV and text from DIR/raw/, run nothing")
     parser.add_argument("--tflops", type=float, default=650.0,
                         help="--estimate: the GEMM rate assumed [650]")
     args = parser.parse_args(own)
     args.extra = extra
+    if args.rejoin:
+        if args.binary or extra:
+            raise InputError("--rejoin runs nothing: no CHAPTER_BINARY and no chapter options")
+        header, rows, _ = read_raw(os.path.join(args.rejoin, "raw"))
+        if not rows:
+            raise InputError(f"--rejoin {args.rejoin}: no chapter CSV in {args.rejoin}/raw/")
+        args.binary = rows[0].get("chapter", "")  # its name picks the default list below
+        args.out = args.rejoin
     if args.shapes is None:
         args.shapes = DEFAULT_SHAPES_FP8 if chapter_family(args.binary) == "fp8" else DEFAULT_SHAPES
     if args.copy_gbs is not None and not (math.isfinite(args.copy_gbs) and args.copy_gbs > 0):
@@ -392,7 +411,7 @@ def parse(argv):
                              f"output (--out) and the mode itself")
     if args.ceilings and not os.path.isfile(args.ceilings):
         raise InputError(f"--ceilings {args.ceilings}: no such file")
-    if not args.validate and not args.estimate:
+    if not args.validate and not args.estimate and not args.rejoin:
         if not args.binary:
             raise InputError("no CHAPTER_BINARY (e.g. build/chapters/15_wgmma_persistent)")
         if not (os.path.isfile(args.binary) and os.access(args.binary, os.X_OK)):
@@ -454,12 +473,20 @@ def main(argv):
     started = time.monotonic()
     raw = os.path.join(args.out, "raw")
     base = os.path.basename(args.binary)
-    try:
-        with open(os.path.join(raw, base + ".txt"), "w") as log:
-            rc, header, rows, peaks = run_chapter(args.binary, shapes, raw, args.extra, log)
-    except InputError as e:
-        print(f"suite.py: error: {e}", file=sys.stderr)
-        return 2
+    old_wall = ""
+    if args.rejoin:  # the measurement as it was; only the join and the memory-bound end again
+        rc, (header, rows, peaks) = 0, read_raw(raw)
+        old = glob.glob(os.path.join(args.out, "suite_*.txt"))
+        walls = [l for l in open(old[0]).read().splitlines() if l.startswith("wall time:")] \
+            if old else []
+        old_wall = walls[-1] if walls else "wall time: not known (no earlier text)"
+    else:
+        try:
+            with open(os.path.join(raw, base + ".txt"), "w") as log:
+                rc, header, rows, peaks = run_chapter(args.binary, shapes, raw, args.extra, log)
+        except InputError as e:
+            print(f"suite.py: error: {e}", file=sys.stderr)
+            return 2
     if rc in (2, 77) or not rows:
         if rc == 77:
             print("suite.py: skipped: no usable GPU (the line above says why)")
@@ -499,7 +526,7 @@ def main(argv):
         report.append(f"stopped: the chapter exited with {rc} before {nxt.text} (line "
                       f"{nxt.line}); {len(shapes) - len(results)} shapes not measured")
     wall = time.monotonic() - started
-    report.append(f"wall time: {int(wall // 60)} min {wall % 60:.0f} s")
+    report.append(old_wall or f"wall time: {int(wall // 60)} min {wall % 60:.0f} s")
     with open(text_path, "w") as f:
         f.write("\n".join(report) + "\n")
     report.append(f"wrote {shown(csv_path)} and {shown(text_path)}; the chapter's own output "
