@@ -208,6 +208,18 @@ with tempfile.TemporaryDirectory() as tmp:
            "a chapter not on the list: not run")
     expect("ncu" not in p1.stdout.lower() and "Nsight Compute" in p2.stdout,
            "ladder1 profiles nothing, ladder2 profiles")
+    # ladder2 on a copy that lacks ladder1's results (OUT's stamp names another tree): exit 2
+    # before anything is measured.
+    stamp_path = os.path.join(out, "stamp.txt")
+    stamp_text = open(stamp_path).read()
+    open(stamp_path, "w").write("commit=0123456789ab\ndirty=no\n")
+    p3 = subprocess.run(["bash", script, "ladder2"], capture_output=True, text=True, env=env2,
+                        timeout=600, cwd=tmp)
+    open(stamp_path, "w").write(stamp_text)
+    expect(p3.returncode == 2 and "ladder1" in p3.stderr + p3.stdout and
+           "shape suites" not in p3.stdout,
+           f"ladder2 stops before the suites when OUT holds another tree's run "
+           f"({p3.returncode}, {(p3.stdout + p3.stderr)[-300:]!r})")
     expect(not os.path.exists(os.path.join(ROOT, "plots", "h200", "stamp.txt")) or
            os.path.getmtime(os.path.join(ROOT, "plots", "h200", "stamp.txt")) < os.path.getmtime(
                log), "nothing written into the repository")

@@ -12,7 +12,8 @@
 #               (plots/h200/ on an H200). ladder1 (stamp bench ceilings plot) and ladder2
 #               (suites ncu_ladder plot check) are the same in two commands (on a machine that
 #               copies the tree afresh per command, put ladder1's OUT into the tree before ladder2:
-#               its suites read OUT/ceilings.csv, its check and charts the chapters' CSVs); CHAPTERS="..." splits
+#               its suites read OUT/ceilings.csv, its check and charts the chapters' CSVs; ladder2
+#               stops with exit 2 when OUT's stamp names another tree); CHAPTERS="..." splits
 #               ncu_ladder further (the profile table is remade from every chapter's log). Alone:
 #   stamp       OUT/stamp.txt: the commit, dirty or not, the date, the GPU
 # (tools/measuring/ladder.py)
@@ -106,6 +107,10 @@ CPU_CHAPTERS=$(python3 -m tools.build.chapters ids --kind cpu | tr '\n' ' ')
 
 if has stamp; then
     python3 -m tools.measuring.ladder stamp "$OUT" tools/measuring/gpu_session.sh "$@"
+elif [ $is_ladder = 1 ] && has suites; then
+    # ladder2: the suites read ladder1's ceilings, the check its stamp; stop before any GPU time
+    # when OUT holds another tree's run (a copy of the tree made before ladder1's results were in it).
+    python3 -m tools.measuring.ladder same-tree "$OUT" || exit 2
 fi
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \

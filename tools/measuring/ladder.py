@@ -27,6 +27,10 @@ stamp, check.
         (outside a git checkout, the commit and dirty flag from GEMM_SOURCE_COMMIT and
         GEMM_SOURCE_DIRTY=true|false, as the harness's stamps take them)
         DIR/stamp.txt: the commit, whether the tree was dirty, the date, the GPU and the command
+    python3 -m tools.measuring.ladder same-tree DIR
+        exit 1 unless DIR/stamp.txt names the tree here (the commit as `stamp` takes it): the
+        ladder's second command (suites, ncu_ladder, check) asks before any GPU time whether the
+        first one's results are in DIR
     python3 -m tools.measuring.ladder check DIR
         every CSV the ladder writes into DIR (its top level, suite/, ncu/; not an investigation's
         folder beside them) that has a commit column names the stamp's commit, clean, and all
@@ -502,6 +506,20 @@ def read_stamp(directory):
 LADDER_CSVS = ("*.csv", os.path.join("suite", "**", "*.csv"), os.path.join("ncu", "**", "*.csv"))
 
 
+def same_tree(directory):
+    """0 when DIR's stamp names the commit of the tree here, else 1, saying what to do."""
+    have = read_stamp(directory).get("commit", "")
+    commit, _ = stamps.commit_and_dirty(ROOT)
+    commit = commit or "unknown"
+    if have and commit != "unknown" and (commit.startswith(have) or have.startswith(commit)):
+        return 0
+    print(f"ladder.py: {directory}/stamp.txt names commit {have or '(none)'}, this tree is "
+          f"{commit}: the ladder's first command (ladder1) must have written {directory} from this "
+          f"tree, and its results must be in this copy (the suites read its ceilings.csv)",
+          file=sys.stderr)
+    return 1
+
+
 def check(directory):
     """Every CSV of the ladder with a commit column names the stamp's commit, and a clean tree."""
     s = read_stamp(directory)
@@ -567,6 +585,8 @@ def main(argv):
             stamp(args[0], args[1:])
         elif cmd == "check" and len(args) == 1:
             return check(args[0])
+        elif cmd == "same-tree" and len(args) == 1:
+            return same_tree(args[0])
         else:
             raise InputError(f"bad command line: {' '.join(argv)}\n{__doc__}")
     except (InputError, chapter_list.ListError) as e:
