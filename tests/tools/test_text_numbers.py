@@ -47,6 +47,10 @@ expect(tn.matches(("312.0", "TFLOP/s"), vals) and tn.matches(("82.1", "%"), vals
        tn.matches(("13.8", "µs"), vals), f"a CSV's columns by unit: {vals}")
 expect(not tn.matches(("82.2", "%"), vals) and not tn.matches(("82.1", "TFLOP/s"), vals),
        "a figure matches its unit's columns at its precision only")
+# A text's numbers: a kernel's time as Nsight Compute prints it, in ns, is a µs figure too.
+vals = tn.numbers_of("  2 void stream_k_kernel: 20,576 ns, tensor 24.99%\n", False)
+expect(tn.matches(("20.6", "µs"), vals) and not tn.matches(("20.5", "µs"), vals),
+       f"an ns time in a text source as µs at the figure's precision: {vals['µs']}")
 
 # The worked examples' arithmetic (chapter 16's partial, chapters 17 and 19's waves).
 partial = tn.block_partial(["128", "256", "64", "2", "8"])

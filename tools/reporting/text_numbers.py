@@ -42,7 +42,7 @@ percentage, TFLOP/s, GB/s and µs figure. A figure passes when it
     a table also takes the citations of the paragraph before and after it, and every passage the
     `git show` citations of the first paragraph after its section's heading) and one of the cited
     files holds it: the same number at the figure's precision, directly or per 1000 (GFLOPS as
-    TFLOP/s, ms as µs). A `git show` source whose commit a shallow clone lacks is taken as
+    TFLOP/s, ms and ns as µs). A `git show` source whose commit a shallow clone lacks is taken as
     cited, with a note (in a full clone it fails); or
   - its passage is listed, with exactly its figures, in tools/reporting/text_numbers_unsourced.txt: the
     passages not yet sourced, which only shrinks (a listed passage that is gone or whose figures
@@ -537,7 +537,7 @@ def column_units(name, row):
 
 def numbers_of(text, is_csv):
     """{unit: [values]}: a CSV's numbers by their column, other text's numbers as any unit (a
-    GFLOPS or ms number also as TFLOP/s or µs)."""
+    GFLOPS or ms number also as TFLOP/s or µs, an ns number as µs)."""
     out = {u: [] for u in UNITS}
     if is_csv:
         try:
@@ -559,6 +559,7 @@ def numbers_of(text, is_csv):
             out[u].append(x)
         out["TFLOP/s"].append(x / 1000.0)
         out["µs"].append(x * 1000.0)
+        out["µs"].append(x / 1000.0)  # ns, as Nsight Compute gives a kernel's time
     return out
 
 
