@@ -390,17 +390,17 @@ def parse(argv):
     parser.add_argument("--tflops", type=float, default=650.0,
                         help="--estimate: the GEMM rate assumed [650]")
     args = parser.parse_args(own)
-    args.extra = extra
+    args.extra, args.measured = extra, None
+    chapter = args.binary  # named after its id: it picks the default list below
     if args.rejoin:
         if args.binary or extra:
             raise InputError("--rejoin runs nothing: no CHAPTER_BINARY and no chapter options")
-        header, rows, _ = read_raw(os.path.join(args.rejoin, "raw"))
-        if not rows:
+        args.measured = read_raw(os.path.join(args.rejoin, "raw"))  # header, rows, peaks
+        if not args.measured[1]:
             raise InputError(f"--rejoin {args.rejoin}: no chapter CSV in {args.rejoin}/raw/")
-        args.binary = rows[0].get("chapter", "")  # its name picks the default list below
-        args.out = args.rejoin
+        chapter, args.out = args.measured[1][0].get("chapter", ""), args.rejoin
     if args.shapes is None:
-        args.shapes = DEFAULT_SHAPES_FP8 if chapter_family(args.binary) == "fp8" else DEFAULT_SHAPES
+        args.shapes = DEFAULT_SHAPES_FP8 if chapter_family(chapter) == "fp8" else DEFAULT_SHAPES
     if args.copy_gbs is not None and not (math.isfinite(args.copy_gbs) and args.copy_gbs > 0):
         raise InputError(f"--copy-gbs {args.copy_gbs:g}: expected a bandwidth above 0 in GB/s")
     if not (math.isfinite(args.tflops) and args.tflops > 0):
@@ -472,10 +472,10 @@ def main(argv):
 
     started = time.monotonic()
     raw = os.path.join(args.out, "raw")
-    base = os.path.basename(args.binary)
+    base = os.path.basename(args.binary or "")
     old_wall = ""
     if args.rejoin:  # the measurement as it was; only the join and the memory-bound end again
-        rc, (header, rows, peaks) = 0, read_raw(raw)
+        rc, (header, rows, peaks) = 0, args.measured
         old = glob.glob(os.path.join(args.out, "suite_*.txt"))
         walls = [l for l in open(old[0]).read().splitlines() if l.startswith("wall time:")] \
             if old else []
