@@ -12,16 +12,19 @@
 namespace ch23::facts {
 
 inline constexpr int napkin[][3] = {{0, 128, 128}};
-// gemm(): gemm_cfg<1>, tiles of (128, 128), no clusters.
+// gemm(): gemm_cfg<1, 8, true>, tiles of (128, 128), no clusters.
 static_assert(napkin[0][1] == BM && napkin[0][2] == BN, "napkin: the block's tile");
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
-// function); with and without clusters, and pairs without the overlap (chunks of one k-tile).
+// function); with and without clusters, pairs without the overlap (chunks of one k-tile), all with
+// the register epilogue, and C through TMA stores (the epilogue's STORE_TMA, chapter 22's).
 template <class F>
 void for_each_candidate(F&& f) {
     f("23_fp8_block_scaled_cluster1", ch23::gemm_cfg<1>);
     f("23_fp8_block_scaled_cluster2", ch23::gemm_cfg<2>);
     f("23_fp8_block_scaled_cluster2_chunk1", ch23::gemm_cfg<2, 1>);
+    f("23_fp8_block_scaled_cluster1_tma_store", ch23::gemm_cfg<1, 8, true>);
+    f("23_fp8_block_scaled_cluster2_tma_store", ch23::gemm_cfg<2, 8, true>);
 }
 
 }  // namespace ch23::facts

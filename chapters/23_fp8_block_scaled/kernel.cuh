@@ -40,6 +40,12 @@ constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage
 constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the tiles to 1024 bytes
 constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128 threads
+// With STORE_TMA, C leaves in TMA boxes of (64, C_BOX) bf16 (64: one 128-byte swizzle row), each
+// consumer's (64, BN) through a buffer of its own after the stages.
+constexpr int C_BOX = 64, C_BYTES = WGMMA_M * BN * 2;  // per consumer: 16 KB
+static_assert(
+    SMEM_BYTES + CONSUMERS * C_BYTES + 2 * STAGES * 8 <= 227 * 1024,
+    "6 stages, the C buffers and the barriers fit in the 227 KB a block may have: 225 KB");
 static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows of the tile");
 static_assert(BK == 128, "a K-row of A or B is one 128-byte swizzle row");
 static_assert(BK == SCALE_BLOCK && BN == SCALE_BLOCK,
@@ -50,11 +56,13 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
 
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
 // k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
-template <int CLUSTER, int CHUNK>
+// STORE_TMA: the epilogue writes C through shared memory and TMA stores where tma_c says it may.
+template <int CLUSTER, int CHUNK, bool STORE_TMA>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-               int M, int N, int K, float alpha, const float* scale_a, const float* scale_b,
-               float beta, __nv_bfloat16* C, int ldc, bool vec_c) {
+               const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
+               const float* scale_a, const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
+               bool vec_c, bool tma_c) {
     extern __shared__ unsigned char smem_raw[];
     // From the first 1024-byte boundary: 128-byte swizzled tiles start there (chapter 15).
     unsigned char* smem = pipeline::swizzle_aligned(smem_raw);
@@ -180,40 +188,73 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         }
 
         // Epilogue as in chapter 22, alpha alone: the scales are in d already.
+        if (STORE_TMA && tma_c) {
+            // Chapter 15's TMA stores, in bf16: this warpgroup's (64, BN) goes out in BN / C_BOX
+            // boxes while the next tile's main loop runs. The wait for them comes only here, a tile
+            // later: the buffer is written again once the copy engine has read the last tile's.
+            unsigned char* Cs = Bs + STAGES * B_STAGE + (wg - 1) * C_BYTES;  // (BN / 64, 64, 64)
+            if (tid == 0) tma_store_wait<0, true>();
+            named_sync(wg, WG);  // the warpgroup, after thread 0's wait
+#pragma unroll
+            for (int j = 0; j < ACC / 4; ++j) {
+                const int c = 8 * j + 2 * (lane % 4);  // this thread's pair of columns (store_tile)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {  // rows r and r + 8, at their swizzled place
+                    const int row = 16 * warp + lane / 4 + 8 * h;  // r's place in the 64 rows
+                    const int at = (c / C_BOX) * WGMMA_M * 128 + row * 128 + 2 * (c % C_BOX);
+                    store_pair(reinterpret_cast<__nv_bfloat16*>(Cs + swizzle128(at)),
+                               alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
+                }
+            }
+            fence_proxy_async();  // each thread's writes, before the copy engine reads them
+            named_sync(wg, WG);   // all of them, before thread 0 hands the boxes over
+            if (tid == 0)
+                for (int q = 0; q < BN / C_BOX; ++q)  // rows past M, columns past N: not written
+                    tma_store(&map_c, Cs + q * WGMMA_M * 128, n0 + q * C_BOX, m0 + row0);
+            continue;
+        }
         store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta,
                    m0 + BM <= M && n0 + BN <= N && vec_c);
     }
-    if constexpr (CLUSTER > 1) cluster_sync();  // the producers' cluster barrier, above
+    if (STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before the block exits
+    if constexpr (CLUSTER > 1) cluster_sync();              // the producers' cluster barrier, above
 }
 
-template <int CLUSTER, int CHUNK = 8>
+template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER, CHUNK>;
+    auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA>;
+    constexpr int smem = SMEM_BYTES + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters =
-        pipeline::resident_clusters(kernel, CLUSTER, THREADS, SMEM_BYTES);
+        pipeline::resident_clusters(kernel, CLUSTER, THREADS, smem);
     // A and B themselves, or padded copies where a row does not start on 16 bytes.
     const AlignedByteOperands ops(A, lda, B, ldb, M, N, K, stream);
     const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, BM, BK);  // boxes (128, 128) of A
     // Boxes (BN / CLUSTER, 128) of B: in a cluster, each block copies its share of B's rows.
     const CUtensorMap map_b = make_map(ops.b.p, N, K, ops.b.ld, BN / CLUSTER, BK);
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 4 == 0;
+    // TMA stores overwrite C (beta == 0 only) and need 16-byte rows; N % 8 == 0 as chapter 15's
+    // N % 4 == 0 (its stores wrote a row's last 16 bytes whole, into C's padding, on the H200).
+    const bool tma_c = STORE_TMA && beta == 0.0f && ldc % 8 == 0 && N % 8 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
+    const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, WGMMA_M, C_BOX) : map_a;
     const int tiles = ((M + CLUSTER * BM - 1) / (CLUSTER * BM)) * ((N + BN - 1) / BN);
     const int clusters = std::min(tiles, std::max(resident_clusters, 1));
-    kernel<<<clusters * CLUSTER, THREADS, SMEM_BYTES, stream>>>(
-        map_a, map_b, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c);
+    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(
+        map_a, map_b, map_c, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c, tma_c);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: chunks of 8, no clusters: pairs sharing B measured slower here (README).
+// The chapter: chunks of 8, C through TMA stores as chapter 22's, no clusters: pairs sharing B
+// measured slower here with the register epilogue (README).
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
-    gemm_cfg<1>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
+    gemm_cfg<1, 8, true>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
 }
 
 }  // namespace ch23

@@ -22,12 +22,25 @@ TEST_CASE("the list gives 23_fp8_block_scaled its arithmetic") {
 TEST_CASE("23_fp8_block_scaled") {
     check_fp8(ch23::gemm, list_precision("23_fp8_block_scaled"));
 }
+// C from registers everywhere (store_tile), gemm()'s configuration without STORE_TMA.
+TEST_CASE("23_fp8_block_scaled, the register epilogue") {
+    check_fp8(ch23::gemm_cfg<1>, list_precision("23_fp8_block_scaled"));
+}
 TEST_CASE("23_fp8_block_scaled, pairs sharing B (gemm() runs none)") {
     check_fp8(ch23::gemm_cfg<2>, list_precision("23_fp8_block_scaled"));
 }
 TEST_CASE("23_fp8_block_scaled, chunks of 1 (no overlap) and of 3") {
     check_fp8(ch23::gemm_cfg<2, 1>, list_precision("23_fp8_block_scaled"));
     check_fp8(ch23::gemm_cfg<2, 3>, list_precision("23_fp8_block_scaled"));
+}
+
+// C through TMA stores where it may be (beta 0, 16-byte rows, N % 8 == 0), else from registers.
+TEST_CASE("23_fp8_block_scaled, C through TMA stores") {
+    check_fp8(ch23::gemm_cfg<2, 8, true>, list_precision("23_fp8_block_scaled"));
+    check_fp8(ch23::gemm_cfg<1, 3, true>, list_precision("23_fp8_block_scaled"));
+}
+TEST_CASE("23_fp8_block_scaled, the register epilogue, at deep K: within 1%") {
+    CHECK(deep_k_max_rel_err(ch23::gemm_cfg<1>, gemm::Precision::E4M3Block) <= 0.01);
 }
 
 TEST_CASE("23_fp8_block_scaled at deep K: within 1%") {
