@@ -4,6 +4,8 @@
 // range may start or end inside a tile: such a piece leaves its fp32 partial in a workspace, and
 // the last piece of a tile to finish (an atomic count; nobody waits) adds the others and runs the
 // one epilogue; with many pieces per tile, a second kernel (reduce_partials) adds them instead.
+// Option (PARALLEL, off by default, not measured): every piece adds its share of the tile's
+// partials after all of its units, once all pieces are written (a wait: see add_share).
 // Napkin math: 1024 x 1024 x 32768 (16 cluster tiles, 66 workers): split-K's 4 slices keep 64
 // busy; stream-K at equal depths also 64, each 128 k-tiles of one tile; 4 partials of 128 KB per
 // tile. At 4096^3 (256 tiles, 3.9 waves) the hybrid spreads the last 1.9 waves' 122 tiles evenly.
@@ -151,6 +153,13 @@ inline int max_pieces(const Schedule& s) {
 }
 constexpr int FEW_PIECES = 4;  // pieces per tile at most that the kernel adds itself
 
+// The parallel fix-up's shares: piece i of p adds the float4 positions [share_begin(i),
+// share_begin(i
+// + 1)) of its warpgroup's (64, BN) band, row-major (whole rows of it when p divides 64).
+__host__ __device__ inline int share_begin(int BN, int p, int i) {
+    return 64 * (BN / 4) * i / p;
+}
+
 // Worker w's partial of tile t, block `rank` of its cluster: a (BM, BN) fp32 tile, row-major.
 template <class Cfg>
 __host__ __device__ inline std::size_t partial_slot(const Schedule& s, int w, int t, int rank) {
@@ -172,7 +181,61 @@ __device__ inline void add_partial(float (&d)[ACC], const float* P, int BN, int 
         }
 }
 
+// The parallel fix-up of stream-K tile t, by worker `worker`'s warpgroup `band` (its counter
+// `count`): wait until all p pieces of the tile have counted themselves, add the p partials over
+// this piece's share (float4 positions from L2), write that share of C, and count once more; the
+// 2p-th count puts the counter back to 0 for the next call (every piece has passed its wait).
+// The wait cannot deadlock: it comes after all of the block's own units, so every block counts
+// all of its pieces without waiting for anybody; a wait ends once every block that holds a piece
+// has run its units, which holds when every block of the grid is resident at once: the grid is at
+// most the resident clusters of the whole GPU, and gemm_cfg takes this path only when the stream
+// has all of the GPU's SMs (launch::stream_sms; a green context, or MPS's share, does not: there,
+// the last-piece fix-up above, which never waits). Not covered, and left to the caller: another
+// kernel that waits, run at the same time on another stream (two such grids can each hold SMs the
+// other needs).
 template <class Cfg>
+__device__ inline void add_share(const Schedule& s, int t, int worker, unsigned rank, int band,
+                                 int tid, const float* partials, unsigned* count, int M, int N,
+                                 float alpha, float beta, float* C, int ldc) {
+    constexpr int BN = Cfg::BN, Q = BN / 4;  // float4 positions per row
+    const int lo = s.first_worker(t), p = s.last_worker(t) - lo + 1;
+    if (tid == 0) {
+        while (atomicAdd(count, 0u) < unsigned(p)) __nanosleep(64);  // every piece has counted
+        __threadfence();  // the pieces' partials are read after the count
+    }
+    named_sync(band + 1, WG);  // the warpgroup waits for its thread 0
+    int m0, n0;
+    TileOrder<Cfg>::of(M, N).origin(t, rank, m0, n0);
+    const int end = share_begin(BN, p, worker - lo + 1);
+    for (int f = share_begin(BN, p, worker - lo) + tid; f < end; f += WG) {
+        const int rl = band * WGMMA_M + f / Q, cl = 4 * (f % Q);  // in the tile
+        const int row = m0 + rl, col = n0 + cl;                   // in C
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 4
+        for (int w = lo; w < lo + p; ++w) {
+            const float4 x = __ldcg(reinterpret_cast<const float4*>(
+                partials + partial_slot<Cfg>(s, w, t, rank) + rl * BN + cl));
+            v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+        }
+        if (row >= M) continue;
+        float* c = C + static_cast<long long>(row) * ldc + col;
+        if (col + 4 <= N && reinterpret_cast<std::uintptr_t>(c) % 16 == 0) {
+            const float4 old = beta == 0.0f ? v : *reinterpret_cast<const float4*>(c);
+            v.x = alpha * v.x + (beta == 0.0f ? 0.0f : beta * old.x);
+            v.y = alpha * v.y + (beta == 0.0f ? 0.0f : beta * old.y);
+            v.z = alpha * v.z + (beta == 0.0f ? 0.0f : beta * old.z);
+            v.w = alpha * v.w + (beta == 0.0f ? 0.0f : beta * old.w);
+            *reinterpret_cast<float4*>(c) = v;
+            continue;
+        }
+        const float e[4] = {v.x, v.y, v.z, v.w};
+        for (int j = 0; j < 4 && col + j < N; ++j)
+            c[j] = beta == 0.0f ? alpha * e[j] : alpha * e[j] + beta * c[j];
+    }
+    if (tid == 0 && atomicAdd(count, 1u) == unsigned(2 * p - 1)) *count = 0;
+}
+
+template <class Cfg, bool PARALLEL = false>
 static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cfg::THREADS, 1)
     stream_k_kernel(const __grid_constant__ CUtensorMap map_a,
                     const __grid_constant__ CUtensorMap map_b,
@@ -223,7 +286,10 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
         __shared__ bool last[CONSUMERS];  // this warpgroup finished its tile's last piece
         WorkerUnits units(sched, worker);
         Unit u;
-        int it = 0;
+        int it = 0, split0 = -1, split1 = -1;  // PARALLEL: the (at most two) tiles of its pieces
+        auto count_of = [&](int t) {  // the counter of this warpgroup's band of stream-K tile t
+            return counters + ((t - sched.dp_tiles) * CLUSTER + rank) * CONSUMERS + (wg - 1);
+        };
         while (units.next(sched, u)) {
             int m0, n0;
             order.origin(u.tile, rank, m0, n0);
@@ -260,12 +326,15 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
                 float* P = partials + partial_slot<Cfg>(sched, worker, u.tile, rank);
                 store_tile(d, P, BN, M - m0, N - n0, rl, 0, lane, 1.0f, 0.0f, whole);
                 if (!fixup_in_kernel) continue;  // reduce_partials adds them after the kernel
-                __threadfence();     // this thread's partial, visible to the GPU before...
-                named_sync(wg, WG);  // ...the warpgroup's count goes up
+                __threadfence();           // this thread's partial, visible to the GPU before...
+                named_sync(wg, WG);        // ...the warpgroup's count goes up
+                if constexpr (PARALLEL) {  // counted; its share is added after the last unit
+                    if (tid == 0) atomicAdd(count_of(u.tile), 1u);
+                    (split0 < 0 ? split0 : split1) = u.tile;
+                    continue;
+                }
                 if (tid == 0) {
-                    unsigned* count = counters +
-                                      ((u.tile - sched.dp_tiles) * CLUSTER + rank) * CONSUMERS +
-                                      (wg - 1);
+                    unsigned* count = count_of(u.tile);
                     last[wg - 1] = atomicAdd(count, 1u) == unsigned(hi - lo);
                     if (last[wg - 1]) *count = 0;  // every piece counted: ready for the next call
                     __threadfence();               // the others' partials are read after the count
@@ -288,6 +357,11 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta, whole && vec_c);
             // END SOLUTION
         }
+        if constexpr (PARALLEL)  // the shares, after every piece of this block is counted
+            for (const int t : {split0, split1})
+                if (t >= 0)
+                    add_share<Cfg>(sched, t, worker, rank, wg - 1, tid, partials, count_of(t), M, N,
+                                   alpha, beta, C, ldc);
         if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
     }
     // No block may leave while another block of its cluster can still arrive on its barriers.
@@ -334,24 +408,32 @@ static __global__ void __launch_bounds__(256)
         c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
 }
 
-// SPLIT: how the tiles are dealt (the steps of the README's table).
-template <class Cfg, Split SPLIT = Split::hybrid>
+// SPLIT: how the tiles are dealt (the steps of the README's table). PARALLEL: the parallel
+// fix-up (add_share) where the stream has the whole GPU, else the last piece's.
+template <class Cfg, Split SPLIT = Split::hybrid, bool PARALLEL = false>
 inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                      int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = stream_k_kernel<Cfg>;
+    const bool parallel = PARALLEL && stream_sms(stream) == sm_count();
+    auto kernel = parallel ? stream_k_kernel<Cfg, true> : stream_k_kernel<Cfg>;
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident =
-        resident_clusters(kernel, Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES);
+        resident_clusters(stream_k_kernel<Cfg>, Cfg::CLUSTER, Cfg::THREADS, Cfg::SMEM_BYTES);
+    static const int resident_parallel =
+        PARALLEL ? resident_clusters(stream_k_kernel<Cfg, true>, Cfg::CLUSTER, Cfg::THREADS,
+                                     Cfg::SMEM_BYTES)
+                 : 0;
     const TensorMaps<Cfg> maps(A, lda, B, ldb, beta, C, ldc, M, N, K, stream);
     const int tiles = tile_count<Cfg>(M, N);
     const int KT = (K + BK - 1) / BK;
-    const Schedule sched = make_schedule(tiles, KT, resident, SPLIT);
+    const Schedule sched = make_schedule(
+        tiles, KT, parallel ? std::min(resident, resident_parallel) : resident, SPLIT);
     const int sk_tiles = sched.tiles - sched.dp_tiles;
     // The fix-up: up to FEW_PIECES pieces, the last of a tile to finish adds them in the kernel;
     // more, a second kernel on every SM (one worker adding 131: 66 us at 64 x 64 x 262144, H200).
-    const bool fixup_in_kernel = max_pieces(sched) <= FEW_PIECES;
+    // The parallel one adds any number in the kernel.
+    const bool fixup_in_kernel = parallel || max_pieces(sched) <= FEW_PIECES;
     // Two (BM, BN) partials per worker and cluster rank; a count per consumer of a stream-K tile.
     const std::size_t slots = std::size_t(2 * Cfg::CLUSTER) * Cfg::BM * Cfg::BN * sizeof(float);
     float* partials = sk_tiles > 0 ? workspace_for<float>(sched.workers * slots, stream) : nullptr;

@@ -1,9 +1,11 @@
 // Chapter 17's tests. On the GPU (gpu_17_stream_k; SKIP without one): its gemm() against the
 // double-precision reference on the shapes of tests/cases.hpp and of its TMA paths, each named
-// configuration on the shapes that take every path of the split (tests/split_checks.cuh), and the
-// fix-up's waits with fewer SMs than the grid was sized for and on two streams at once. On the
-// host alone (TEST_SUITE "host", run as host_17_stream_k on any machine): every schedule hands
-// every k-tile of every tile to exactly one unit and the fix-up finds every piece; the README's
+// configuration on the shapes that take every path of the split (tests/split_checks.cuh), the
+// parallel fix-up (gemm_cfg's PARALLEL) on the same shapes and on tiles of 2, 3 and many pieces,
+// and the fix-up's waits with fewer SMs than the grid was sized for and on two streams at once. On
+// the host alone (TEST_SUITE "host", run as host_17_stream_k on any machine): every schedule hands
+// every k-tile of every tile to exactly one unit, the fix-up finds every piece, and the parallel
+// fix-up's shares cover each band once; the README's
 // worked examples and figures are the schedule's.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cuda.h>
@@ -72,13 +74,41 @@ std::set<unsigned> sms_used(cudaStream_t stream) {
 }
 
 cudaStream_t g_stream = nullptr;  // the stream the wrappers below call on, not the harness's
-template <class Cfg, ch17::Split SPLIT>
+template <class Cfg, ch17::Split SPLIT, bool PARALLEL = false>
 void on_stream(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B, int ldb,
                float beta, float* C, int ldc, cudaStream_t) {
-    ch17::gemm_cfg<Cfg, SPLIT>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g_stream);
+    ch17::gemm_cfg<Cfg, SPLIT, PARALLEL>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, g_stream);
     GEMM_CUDA_CHECK(cudaStreamSynchronize(g_stream));
 }
 #endif
+
+// The parallel fix-up, with the stream's partials poisoned (NaN) before the call: a share added
+// before all of its pieces are written (a missing wait) puts NaN into C; a share missed leaves C's
+// NaN poison (beta == 0) or its old value; a share added twice applies beta twice. 64 MB: more
+// than any call's partials (132 workers x 2 x (128, 256) fp32 = 35 MB), so the call reuses them.
+template <class Cfg, ch17::Split SPLIT>
+void parallel_poisoned(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
+                       int ldb, float beta, float* C, int ldc, cudaStream_t stream) {
+    const std::size_t bytes = std::size_t(64) << 20;
+    GEMM_CUDA_CHECK(
+        cudaMemsetAsync(launch::workspace_for<float>(bytes, stream), 0xff, bytes, stream));
+    ch17::gemm_cfg<Cfg, SPLIT, true>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+// The pieces of the split tiles of (M, N, K) as gemm_cfg<Cfg, SPLIT, true> cuts them on this GPU.
+template <class Cfg>
+std::set<int> pieces_of(const gemm::Problem& p, ch17::Split split) {
+    const int resident = ch17::resident_clusters(ch17::stream_k_kernel<Cfg, true>, Cfg::CLUSTER,
+                                                 Cfg::THREADS, Cfg::SMEM_BYTES);
+    const ch17::Schedule s =
+        ch17::make_schedule(ch17::tile_count<Cfg>(p.shape.M, p.shape.N),
+                            (p.shape.K + ch17::BK - 1) / ch17::BK, resident, split);
+    std::set<int> out;
+    for (int t = s.dp_tiles; t < s.tiles; ++t)
+        if (s.last_worker(t) > s.first_worker(t))
+            out.insert(s.last_worker(t) - s.first_worker(t) + 1);
+    return out;
+}
 
 // The shapes whose tiles have several pieces added in the kernel (the host tests below:
 // 128 x 8192 x 8192 and 1024 x 1024 x 32768, 4 pieces; 4096^3 hybrid, 2), one through
@@ -186,15 +216,24 @@ TEST_SUITE("no deadlock") {
         };
         opt_in(ch17::stream_k_kernel<ch17::configs::rows128>, ch17::configs::rows128::SMEM_BYTES);
         opt_in(ch17::stream_k_kernel<ch17::configs::cluster2>, ch17::configs::cluster2::SMEM_BYTES);
-        const gemm::GpuGemmF16 rows128 = on_stream<ch17::configs::rows128, ch17::Split::hybrid>;
-        const gemm::GpuGemmF16 cluster2 = on_stream<ch17::configs::cluster2, ch17::Split::hybrid>;
-        for (const gemm::Problem& p : waiting_cases) {
-            CAPTURE(gemm_tests::name(p));
-            gemm::CheckResult r = gemm::check_gpu_gemm(rows128, p);
-            CHECK_MESSAGE(r.pass, r.summary());
-            r = gemm::check_gpu_gemm(cluster2, p);
-            CHECK_MESSAGE(r.pass, r.summary());
-        }
+        opt_in(ch17::stream_k_kernel<ch17::configs::rows128, true>,
+               ch17::configs::rows128::SMEM_BYTES);
+        opt_in(ch17::stream_k_kernel<ch17::configs::cluster2, true>,
+               ch17::configs::cluster2::SMEM_BYTES);
+        // The parallel fix-up waits; here the stream has 16 SMs, so gemm_cfg must see it and take
+        // the last piece's fix-up (a wait with the whole GPU's grid on 16 SMs would hang).
+        CHECK(launch::stream_sms(g_stream) == int(part.sm.smCount));
+        const gemm::GpuGemmF16 fns[] = {
+            on_stream<ch17::configs::rows128, ch17::Split::hybrid>,
+            on_stream<ch17::configs::cluster2, ch17::Split::hybrid>,
+            on_stream<ch17::configs::rows128, ch17::Split::hybrid, true>,
+            on_stream<ch17::configs::cluster2, ch17::Split::hybrid, true>};
+        for (const gemm::Problem& p : waiting_cases)
+            for (const gemm::GpuGemmF16 fn : fns) {
+                CAPTURE(gemm_tests::name(p));
+                const gemm::CheckResult r = gemm::check_gpu_gemm(fn, p);
+                CHECK_MESSAGE(r.pass, r.summary());
+            }
         GEMM_CUDA_CHECK(cudaStreamDestroy(g_stream));
         g_stream = nullptr;
         DRV(set_current(primary));
@@ -258,6 +297,64 @@ TEST_SUITE("17_stream_k") {
     }
 }
 
+TEST_SUITE("17_stream_k parallel fix-up") {
+    using ch17::Split;
+    namespace cfg = ch17::configs;
+    // Without the whole GPU on the stream, gemm_cfg takes the last piece's fix-up: these tests
+    // would not run the parallel one.
+    TEST_CASE("17_stream_k, parallel: the stream has every SM") {
+        CHECK(launch::stream_sms(0) == launch::sm_count());
+    }
+    TEST_CASE("17_stream_k, parallel: cluster2 hybrid") {
+        auto fn = parallel_poisoned<cfg::cluster2, Split::hybrid>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("17_stream_k, parallel: rows128 stream_k") {
+        auto fn = parallel_poisoned<cfg::rows128, Split::stream_k>;
+        check_chapter(fn, true);
+        check_split_paths(fn);
+    }
+    TEST_CASE("17_stream_k, parallel: n64 equal_depth, n128 hybrid") {
+        check_split_paths(parallel_poisoned<cfg::n64, Split::equal_depth>);
+        check_split_paths(parallel_poisoned<cfg::n128, Split::hybrid>);
+    }
+    // Tiles of 2 pieces (4096^3 and the wave-quantized shapes: the hybrid's tail), 3 (equal
+    // depths, a third of the workers' count of tiles), 4 and many (1 x 768 x 6000: 11; 64 x 64 x
+    // 65536: 128 on 132 SMs), on both of gemm()'s tiles; the test checks that the GPU's own
+    // schedules have them.
+    TEST_CASE("17_stream_k, parallel: tiles of 2, 3 and many pieces") {
+        const gemm::Problem cases[] = {
+            gemm_tests::make(4096, 4096, 4096),
+            gemm_tests::make(2048, 4608, 3584, 0, 0, 0, 1.0f, 0.5f),
+            gemm_tests::make(4096, 2112, 7168),
+            gemm_tests::make(500, 2798, 3000, 0, 0, 0, -1.0f, 0.5f),
+            gemm_tests::make(128, 11264, 4096, 4104, 11268, 11280),
+            gemm_tests::make(1024, 1024, 32768),
+            gemm_tests::make(1, 768, 6000, 0, 0, 0, 1.0f, 2.0f),
+            gemm_tests::make(64, 64, 65536, 0, 0, 0, 2.0f, -1.0f),
+        };
+        std::set<int> seen;
+        for (const gemm::Problem& p : cases) {
+            CAPTURE(gemm_tests::name(p));
+            gemm::CheckResult r =
+                gemm::check_gpu_gemm(parallel_poisoned<cfg::rows128, Split::hybrid>, p);
+            CHECK_MESSAGE(r.pass, r.summary());
+            r = gemm::check_gpu_gemm(parallel_poisoned<cfg::cluster2, Split::hybrid>, p);
+            CHECK_MESSAGE(r.pass, r.summary());
+            for (int n : pieces_of<cfg::rows128>(p, Split::hybrid)) seen.insert(n);
+            for (int n : pieces_of<cfg::cluster2>(p, Split::hybrid)) seen.insert(n);
+        }
+        std::ostringstream list;
+        for (int n : seen) list << " " << n;
+        MESSAGE("pieces per split tile:" << list.str());
+        CHECK(seen.count(2) == 1);
+        CHECK(seen.count(3) == 1);
+        REQUIRE(!seen.empty());
+        CHECK(*seen.rbegin() > ch17::FEW_PIECES);
+    }
+}
+
 TEST_SUITE("host") {
     using ch17::Split;
 
@@ -266,6 +363,37 @@ TEST_SUITE("host") {
                : s == Split::stream_k    ? "stream_k"
                : s == Split::equal_depth ? "equal_depth"
                                          : "hybrid";
+    }
+
+    // The parallel fix-up's shares of a tile of p pieces: piece i = worker - first_worker adds the
+    // float4 positions [share_begin(i), share_begin(i + 1)) of a (64, BN) band; every position of
+    // the band once, for each of the kernel's tile widths.
+    void check_shares(int p) {
+        for (int BN : {64, 128, 256}) {
+            CAPTURE(p);
+            CAPTURE(BN);
+            const int band = 64 * BN / 4;
+            std::vector<int> added(band, 0);
+            for (int i = 0; i < p; ++i)
+                for (int f = ch17::share_begin(BN, p, i); f < ch17::share_begin(BN, p, i + 1);
+                     ++f) {
+                    REQUIRE(f >= 0);
+                    REQUIRE(f < band);
+                    ++added[f];
+                }
+            CHECK(std::count(added.begin(), added.end(), 1) == band);
+            // Nearly equal: no share more than one position longer than another.
+            const int q = band / p;
+            for (int i = 0; i < p; ++i) {
+                const int n = ch17::share_begin(BN, p, i + 1) - ch17::share_begin(BN, p, i);
+                CHECK(n >= q);
+                CHECK(n <= q + 1);
+            }
+        }
+    }
+
+    TEST_CASE("17_stream_k: the parallel fix-up's shares cover a band once") {
+        for (int p = 1; p <= 300; ++p) check_shares(p);
     }
 
     // Walks every worker's units as chapter 17's kernel does and checks the decomposition: every
@@ -327,6 +455,7 @@ TEST_SUITE("host") {
                 for (int w = lo; w <= hi; ++w) expect.push_back(w);
             CHECK(pieces[t] == expect);
             most = std::max(most, hi - lo + 1);
+            if (lo != hi) check_shares(hi - lo + 1);
         }
         CHECK(ch17::max_pieces(s) >= most);  // the fix-up's choice never underestimates
         // More than FEW_PIECES only with fewer stream-K tiles than workers: reduce_partials' grid.

@@ -3,6 +3,7 @@
 // aligned_operands.cuh, here because kernel files include it.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -45,6 +46,42 @@ inline int sm_count() {
         return n;
     }();
     return sms;
+}
+
+// The SMs the kernels of `stream` may run on: its green context's share when it belongs to one,
+// else its context's (the whole GPU, or MPS's share of it); 0 when the driver cannot say (before
+// CUDA 12.5: cuStreamGetCtx_v2). The driver's entry points are looked up once (the program does
+// not link against libcuda); the query runs per call (a green context is per stream).
+inline int stream_sms(cudaStream_t stream) {
+#if CUDART_VERSION >= 12050
+    using GetCtx = CUresult (*)(CUstream, CUcontext*, CUgreenCtx*);
+    using GreenRes = CUresult (*)(CUgreenCtx, CUdevResource*, CUdevResourceType);
+    using CtxRes = CUresult (*)(CUcontext, CUdevResource*, CUdevResourceType);
+    auto lookup = [](const char* name, int version) {
+        void* fn = nullptr;
+        cudaDriverEntryPointQueryResult q{};
+        if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &q) !=
+                cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            fn = nullptr, (void)cudaGetLastError();  // not found: no error left for the launch
+        return fn;
+    };
+    static const auto get_ctx = reinterpret_cast<GetCtx>(lookup("cuStreamGetCtx", 12050));
+    static const auto green_res =
+        reinterpret_cast<GreenRes>(lookup("cuGreenCtxGetDevResource", 12040));
+    static const auto ctx_res = reinterpret_cast<CtxRes>(lookup("cuCtxGetDevResource", 12040));
+    CUcontext ctx = nullptr;
+    CUgreenCtx green = nullptr;
+    if (!get_ctx || !green_res || !ctx_res || get_ctx(stream, &ctx, &green) != CUDA_SUCCESS)
+        return 0;
+    CUdevResource sms{};
+    const CUresult e = green ? green_res(green, &sms, CU_DEV_RESOURCE_TYPE_SM)
+                             : ctx_res(ctx, &sms, CU_DEV_RESOURCE_TYPE_SM);
+    return e == CUDA_SUCCESS ? static_cast<int>(sms.sm.smCount) : 0;
+#else
+    (void)stream;
+    return 0;
+#endif
 }
 
 // How many blocks of `threads` fit on the GPU at once, after the shared-memory opt-in (for

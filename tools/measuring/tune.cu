@@ -3,7 +3,7 @@
 //   build/tools/tune --sizes 4096,8192 --out results/tune [any chapter option]
 // The defaults the chapters use were chosen from this tool's output on the H100 (see
 // docs/tuning.md). Built a second time as tune_hopper (GEMM_TUNE_HOPPER, sm_90a only): chapters
-// 12-16, the steps of chapter 15's table and the FP8 chapters (20-23).
+// 12-17, the steps of chapter 15's table and the FP8 chapters (20-23).
 #include <cstdlib>
 #include <string>
 
@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
     ch14::facts::for_each_candidate(gpu);
     ch15::facts::for_each_candidate(gpu);  // the steps of chapter 15's table
     ch16::facts::for_each_candidate(gpu);  // chapter 16's table (GEMM_TUNE_ONLY=16_)
+    ch17::facts::for_each_candidate(gpu);  // chapter 17's fix-ups (GEMM_TUNE_ONLY=17_)
     // The FP8 chapters (GEMM_TUNE_ONLY=fp8_), with their precision of chapters/chapters.txt.
     ch20::facts::for_each_candidate(fp8("fp8_fast"));
     ch21::facts::for_each_candidate(fp8("fp8"));
