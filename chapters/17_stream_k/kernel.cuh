@@ -228,9 +228,11 @@ __device__ inline void add_share(const Schedule& s, int t, int worker, unsigned 
             *reinterpret_cast<float4*>(c) = v;
             continue;
         }
-        const float e[4] = {v.x, v.y, v.z, v.w};
-        for (int j = 0; j < 4 && col + j < N; ++j)
-            c[j] = beta == 0.0f ? alpha * e[j] : alpha * e[j] + beta * c[j];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {  // unrolled: v's fields by constant index, in registers
+            const float x = j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+            if (col + j < N) c[j] = beta == 0.0f ? alpha * x : alpha * x + beta * c[j];
+        }
     }
     if (tid == 0 && atomicAdd(count, 1u) == unsigned(2 * p - 1)) *count = 0;
 }
@@ -358,8 +360,9 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             // END SOLUTION
         }
         if constexpr (PARALLEL)  // the shares, after every piece of this block is counted
-            for (const int t : {split0, split1})
-                if (t >= 0)
+#pragma unroll
+            for (int j = 0; j < 2; ++j)  // (not over {split0, split1}: that list is on the stack)
+                if (const int t = j == 0 ? split0 : split1; t >= 0)
                     add_share<Cfg>(sched, t, worker, rank, wg - 1, tid, partials, count_of(t), M, N,
                                    alpha, beta, C, ldc);
         if (Cfg::STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before exit
