@@ -221,8 +221,9 @@ TEST_SUITE("no deadlock") {
         opt_in(ch17::stream_k_kernel<ch17::configs::cluster2, true>,
                ch17::configs::cluster2::SMEM_BYTES);
         // The parallel fix-up waits; here the stream has 16 SMs, so gemm_cfg must see it and take
-        // the last piece's fix-up (a wait with the whole GPU's grid on 16 SMs would hang).
-        CHECK(launch::stream_sms(g_stream) == int(part.sm.smCount));
+        // the last piece's fix-up (a wait with the whole GPU's grid on 16 SMs would hang: so
+        // REQUIRE, the parallel calls below run only when gemm_cfg can see the 16).
+        REQUIRE(launch::stream_sms(g_stream) == int(part.sm.smCount));
         const gemm::GpuGemmF16 fns[] = {
             on_stream<ch17::configs::rows128, ch17::Split::hybrid>,
             on_stream<ch17::configs::cluster2, ch17::Split::hybrid>,
