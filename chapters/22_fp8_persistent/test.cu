@@ -10,6 +10,7 @@
 
 #include "fp8_checks.cuh"
 #include "kernel.cuh"
+#include "wide.cuh"
 
 using gemm_tests::check_fp8;
 using gemm_tests::deep_k_max_rel_err;
@@ -43,6 +44,24 @@ TEST_CASE("22_fp8_persistent, the register epilogue, at deep K: within 1%") {
 
 TEST_CASE("22_fp8_persistent at deep K: within 1%") {
     CHECK(deep_k_max_rel_err(ch22::gemm, gemm::Precision::E4M3) <= 0.01);
+}
+
+// The wide tile (wide.cuh, issue 38 step 2): 256 rows in two 64-row waves per warpgroup, pairs
+// along N sharing A; the same shapes (M not a multiple of 256, N odd, K not a multiple of 128, odd
+// ld, beta != 0) and the same accuracy contract.
+TEST_CASE("22_fp8_persistent wide, pairs along N sharing A") {
+    check_fp8(ch22::gemm_wide<2>, list_precision("22_fp8_persistent"));
+}
+TEST_CASE("22_fp8_persistent wide, without clusters") {
+    check_fp8(ch22::gemm_wide<1>, list_precision("22_fp8_persistent"));
+}
+TEST_CASE("22_fp8_persistent wide, two sets of sums (chunks of 4, and of 3 with a tail)") {
+    check_fp8(ch22::gemm_wide<2, true>, list_precision("22_fp8_persistent"));
+    check_fp8(ch22::gemm_wide<1, true, 3>, list_precision("22_fp8_persistent"));
+}
+TEST_CASE("22_fp8_persistent wide at deep K: within 1%") {
+    CHECK(deep_k_max_rel_err(ch22::gemm_wide<2>, gemm::Precision::E4M3) <= 0.01);
+    CHECK(deep_k_max_rel_err(ch22::gemm_wide<2, true>, gemm::Precision::E4M3) <= 0.01);
 }
 
 int main(int argc, char** argv) {
