@@ -27,10 +27,12 @@ void for_each_candidate(F&& f) {
     f("22_fp8_persistent_cluster1_tma_store", ch22::gemm_cfg<1, 8, true>);
     f("22_fp8_persistent_cluster2_tma_store", ch22::gemm_cfg<2, 8, true>);
     // Issue 38 step 2, experimental (wide.cuh): 256 x 128 tiles in 64-row waves, pairs along N
-    // sharing A; the promotion covered by the other warpgroup, or by a second set of sums.
+    // sharing A; the promotion covered by the other warpgroup, or by a second set of sums (which
+    // spills); C by TMA stores, or from registers.
     f("22_fp8_persistent_wide_cluster1", ch22::gemm_wide<1>);
     f("22_fp8_persistent_wide_cluster2", ch22::gemm_wide<2>);
     f("22_fp8_persistent_wide_cluster2_overlap", ch22::gemm_wide<2, true>);
+    f("22_fp8_persistent_wide_cluster2_register_store", ch22::gemm_wide<2, false, 4, false>);
 }
 
 }  // namespace ch22::facts

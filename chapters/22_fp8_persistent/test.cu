@@ -48,16 +48,20 @@ TEST_CASE("22_fp8_persistent at deep K: within 1%") {
 
 // The wide tile (wide.cuh, issue 38 step 2): 256 rows in two 64-row waves per warpgroup, pairs
 // along N sharing A; the same shapes (M not a multiple of 256, N odd, K not a multiple of 128, odd
-// ld, beta != 0) and the same accuracy contract.
+// ld, beta != 0) and the same accuracy contract; C by TMA stores where gemm_wide may (beta 0,
+// 16-byte rows, N % 8 == 0), else from registers, and from registers throughout.
 TEST_CASE("22_fp8_persistent wide, pairs along N sharing A") {
     check_fp8(ch22::gemm_wide<2>, list_precision("22_fp8_persistent"));
+}
+TEST_CASE("22_fp8_persistent wide, pairs, the register epilogue") {
+    check_fp8(ch22::gemm_wide<2, false, 4, false>, list_precision("22_fp8_persistent"));
 }
 TEST_CASE("22_fp8_persistent wide, without clusters") {
     check_fp8(ch22::gemm_wide<1>, list_precision("22_fp8_persistent"));
 }
-TEST_CASE("22_fp8_persistent wide, two sets of sums (chunks of 4, and of 3 with a tail)") {
+TEST_CASE("22_fp8_persistent wide, two sets of sums (chunks of 4; of 3, registers' epilogue)") {
     check_fp8(ch22::gemm_wide<2, true>, list_precision("22_fp8_persistent"));
-    check_fp8(ch22::gemm_wide<1, true, 3>, list_precision("22_fp8_persistent"));
+    check_fp8(ch22::gemm_wide<1, true, 3, false>, list_precision("22_fp8_persistent"));
 }
 TEST_CASE("22_fp8_persistent wide at deep K: within 1%") {
     CHECK(deep_k_max_rel_err(ch22::gemm_wide<2>, gemm::Precision::E4M3) <= 0.01);

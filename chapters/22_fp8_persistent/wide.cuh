@@ -7,7 +7,7 @@
 // own. OVERLAP picks who covers the promotion: false, the other consumer warpgroup (CUTLASS's
 // fp8_accumulation.hpp, K_PIPE_MMAS = 1); true, chapter 21's two sets (256 registers of sums).
 // Napkin math (4096^3): L2 -> SM bytes M N K (1/(CLUSTER BN) + 1/BM) = 0.54 GB with pairs (chapter
-// 22: 0.8; cuBLASLt measured 0.73). Preconditions: as chapter 20 (unaligned operands padded first).
+// 22: 0.8; cuBLASLt measured 0.73); C by TMA stores as chapter 22. Preconditions: as chapter 20.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -40,11 +40,12 @@ constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // bytes per stage: 32 KB +
 constexpr int STAGE_BYTES = A_STAGE + B_STAGE;
 constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the tiles to 1024 bytes
 constexpr int ACC = BN / 2;  // fp32 sums per thread and wave: (64, BN) / 128 threads
-// C leaves from registers (store_tile): a TMA-store buffer for the (256, 128) bf16 tile (64 KB)
-// would leave room for 3 stages only (3 x 48 + 64 = 208 KB); 4 stages keep chapter 22's 192 KB
-// of loads in flight.
-static_assert(SMEM_BYTES + 2 * STAGES * 8 <= 227 * 1024,
-              "4 stages and the barriers fit in the 227 KB a block may have: 194 KB");
+// With STORE_TMA, C leaves by TMA as in chapter 22, in boxes of (64, C_BOX) bf16, each consumer's
+// waves in turn through one (64, BN) buffer of its own: 2 x 16 KB beside 4 stages (225 KB). A
+// buffer for the whole (256, 128) tile, 64 KB, would leave room for 3 stages only.
+constexpr int C_BOX = 64, C_BYTES = WGMMA_M * BN * 2;  // per consumer: 16 KB
+static_assert(SMEM_BYTES + CONSUMERS * C_BYTES + 2 * STAGES * 8 <= 227 * 1024,
+              "4 stages, the C buffers and the barriers fit in the 227 KB a block may have");
 static_assert(BM == CONSUMERS * WAVES * WGMMA_M, "each consumer owns WAVES waves of 64 rows");
 static_assert(BK == 128 && BN == 128 && BK % WGMMA_K == 0,
               "one m64n128k32 per 32-deep step; a K-row of A or B is one 128-byte swizzle row");
@@ -54,12 +55,14 @@ static_assert(BK == 128 && BN == 128 && BK % WGMMA_K == 0,
 // promoted: 2 x 64 + 2 x 64 registers of sums, over the 232 a consumer can have; ptxas's spills are
 // in the README) or one set, each wave waiting for its own wgmmas (the other warpgroup's keep the
 // tensor cores busy meanwhile). CHUNK: k-tiles per straight-line chunk with OVERLAP (chapter 21).
-template <int CLUSTER, bool OVERLAP, int CHUNK>
+// STORE_TMA: C through shared memory and TMA stores where tma_c says it may (else store_tile).
+template <int CLUSTER, bool OVERLAP, int CHUNK, bool STORE_TMA>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     wide_kernel(const __grid_constant__ CUtensorMap map_a,
-                const __grid_constant__ CUtensorMap map_b, int M, int N, int K, float alpha,
+                const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
                 const float* scale_a, const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
-                bool vec_c) {
+                bool vec_c, bool tma_c) {
     extern __shared__ unsigned char smem_raw[];
     unsigned char* smem = pipeline::swizzle_aligned(smem_raw);
     unsigned char* As = smem;                   // (STAGES, BM, BK) e4m3, swizzled
@@ -180,38 +183,69 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             }
         }
 
-        // Chapter 21's epilogue, wave by wave; the producer is already loading the next tile.
+        // The epilogue, wave by wave; meanwhile the producer is already loading the next tile.
         const float scale = alpha * __ldg(scale_a) * __ldg(scale_b);
 #pragma unroll
         for (int w = 0; w < WAVES; ++w) {
             const int r = m0 + row0 + w * WGMMA_M;  // the wave's first row in C
-            store_tile(d[w], C, ldc, M, N, r + 16 * warp + lane / 4, n0, lane, scale, beta,
-                       r + WGMMA_M <= M && n0 + BN <= N && vec_c);
+            if (!(STORE_TMA && tma_c)) {
+                store_tile(d[w], C, ldc, M, N, r + 16 * warp + lane / 4, n0, lane, scale, beta,
+                           r + WGMMA_M <= M && n0 + BN <= N && vec_c);
+                continue;
+            }
+            // Chapter 22's TMA stores: the buffer is written again once the copy engine has read
+            // what it held (the other wave's boxes, or the last tile's: that wait comes a tile
+            // late).
+            unsigned char* Cs = Bs + STAGES * B_STAGE + (wg - 1) * C_BYTES;  // (BN / 64, 64, 64)
+            if (tid == 0) tma_store_wait<0, true>();
+            named_sync(wg, WG);  // the warpgroup, after thread 0's wait
+#pragma unroll
+            for (int j = 0; j < ACC / 4; ++j) {
+                const int c = 8 * j + 2 * (lane % 4);  // this thread's pair of columns (store_tile)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {  // rows i and i + 8, at their swizzled place
+                    const int i = 16 * warp + lane / 4 + 8 * h;
+                    const int at = (c / C_BOX) * WGMMA_M * 128 + i * 128 + 2 * (c % C_BOX);
+                    store_pair(reinterpret_cast<__nv_bfloat16*>(Cs + swizzle128(at)),
+                               scale * d[w][4 * j + 2 * h], scale * d[w][4 * j + 2 * h + 1]);
+                }
+            }
+            fence_proxy_async();  // each thread's writes, before the copy engine reads them
+            named_sync(wg, WG);   // all of them, before thread 0 hands the boxes over
+            if (tid == 0)
+                for (int q = 0; q < BN / C_BOX; ++q)  // rows past M, columns past N: not written
+                    tma_store(&map_c, Cs + q * WGMMA_M * 128, n0 + q * C_BOX, r);
         }
     }
-    if constexpr (CLUSTER > 1) cluster_sync();  // the producers' cluster barrier, above
+    if (STORE_TMA && tid == 0) tma_store_wait<0, false>();  // C is written before the block exits
+    if constexpr (CLUSTER > 1) cluster_sync();              // the producers' cluster barrier, above
 }
 
-// The wide tile's launcher: CLUSTER blocks along N share A; OVERLAP as above.
-template <int CLUSTER, bool OVERLAP = false, int CHUNK = 4>
+// The wide tile's launcher: CLUSTER blocks along N share A; OVERLAP, CHUNK, STORE_TMA as above.
+template <int CLUSTER, bool OVERLAP = false, int CHUNK = 4, bool STORE_TMA = true>
 void gemm_wide(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = wide_kernel<CLUSTER, OVERLAP, CHUNK>;
+    auto kernel = wide_kernel<CLUSTER, OVERLAP, CHUNK, STORE_TMA>;
+    constexpr int smem = SMEM_BYTES + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters =
-        pipeline::resident_clusters(kernel, CLUSTER, THREADS, SMEM_BYTES);
+        pipeline::resident_clusters(kernel, CLUSTER, THREADS, smem);
     const AlignedByteOperands ops(A, lda, B, ldb, M, N, K, stream);
     // Boxes (BM / CLUSTER, 128) of A: in a cluster, each block copies its share of A's rows.
     const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, BM / CLUSTER, BK);
     const CUtensorMap map_b = make_map(ops.b.p, N, K, ops.b.ld, BN, BK);  // boxes (128, 128)
     const bool vec_c = ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 4 == 0;
+    // TMA stores where chapter 22's gemm_cfg takes them: beta == 0, 16-byte rows, N % 8 == 0.
+    const bool tma_c = STORE_TMA && beta == 0.0f && ldc % 8 == 0 && N % 8 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
+    const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, WGMMA_M, C_BOX) : map_a;
     const int tiles = ((M + BM - 1) / BM) * ((N + CLUSTER * BN - 1) / (CLUSTER * BN));
     const int clusters = std::min(tiles, std::max(resident_clusters, 1));
-    kernel<<<clusters * CLUSTER, THREADS, SMEM_BYTES, stream>>>(
-        map_a, map_b, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c);
+    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(
+        map_a, map_b, map_c, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c, tma_c);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
