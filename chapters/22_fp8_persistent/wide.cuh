@@ -52,10 +52,11 @@ static_assert(BK == 128 && BN == 128 && BK % WGMMA_K == 0,
 
 // CLUSTER: blocks per cluster, side by side along N, sharing the A tile (1: no multicast).
 // OVERLAP: two sets of partial sums in turn (the next wave's wgmmas run while this wave's sums are
-// promoted: 2 x 64 + 2 x 64 registers of sums, over the 232 a consumer can have; ptxas's spills are
-// in the README) or one set, each wave waiting for its own wgmmas (the other warpgroup's keep the
-// tensor cores busy meanwhile). CHUNK: k-tiles per straight-line chunk with OVERLAP (chapter 21).
-// STORE_TMA: C through shared memory and TMA stores where tma_c says it may (else store_tile).
+// promoted: 2 x 64 + 2 x 64 registers of sums, over the 232 a consumer can have, so ptxas spills
+// some of them to local memory) or one set, each wave waiting for its own wgmmas (the other
+// warpgroup's keep the tensor cores busy meanwhile). CHUNK: k-tiles per straight-line chunk with
+// OVERLAP (chapter 21). STORE_TMA: C through shared memory and TMA stores where tma_c says it may
+// (else store_tile).
 template <int CLUSTER, bool OVERLAP, int CHUNK, bool STORE_TMA>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     wide_kernel(const __grid_constant__ CUtensorMap map_a,
