@@ -17,7 +17,8 @@ static_assert(napkin[0][1] == BM && napkin[0][2] == BN, "napkin: the block's til
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
 // function); with and without clusters, pairs without the overlap (chunks of one k-tile), all with
-// the register epilogue, and C through TMA stores (the epilogue's STORE_TMA, chapter 22's).
+// the register epilogue, and C through TMA stores (the epilogue's STORE_TMA, chapter 22's); and
+// each of those four with the scales staged by the producer (SCALES_TMA; 5 stages with STORE_TMA).
 template <class F>
 void for_each_candidate(F&& f) {
     f("23_fp8_block_scaled_cluster1", ch23::gemm_cfg<1>);
@@ -25,6 +26,10 @@ void for_each_candidate(F&& f) {
     f("23_fp8_block_scaled_cluster2_chunk1", ch23::gemm_cfg<2, 1>);
     f("23_fp8_block_scaled_cluster1_tma_store", ch23::gemm_cfg<1, 8, true>);
     f("23_fp8_block_scaled_cluster2_tma_store", ch23::gemm_cfg<2, 8, true>);
+    f("23_fp8_block_scaled_cluster1_tma_scales", ch23::gemm_cfg<1, 8, false, true>);
+    f("23_fp8_block_scaled_cluster2_tma_scales", ch23::gemm_cfg<2, 8, false, true>);
+    f("23_fp8_block_scaled_cluster1_tma_store_tma_scales", ch23::gemm_cfg<1, 8, true, true>);
+    f("23_fp8_block_scaled_cluster2_tma_store_tma_scales", ch23::gemm_cfg<2, 8, true, true>);
 }
 
 }  // namespace ch23::facts

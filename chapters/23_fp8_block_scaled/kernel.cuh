@@ -5,8 +5,10 @@
 // New vs chapter 22: the scales no longer factor out of the sum, but they are constant over one
 // k-tile (128 of K) of one 128-row block of B: so the promotion multiplies each k-tile's partial
 // sums by sa[row] * sb once, one FMA per accumulator instead of an add; the epilogue keeps alpha.
+// SCALES_TMA: the producer stages each k-tile's scales beside its operands (TMA, the same barrier);
+// else (or where scales_by_tma says no: M % 4 != 0) the consumers load theirs before the wait.
 // Napkin math (4096^3): 1.07 GB as chapter 21 (gemm() runs no pairs), plus 4 bytes of scale per
-// row of A per k-tile (3% of A's bytes) and 4 per 128 x 128 block of B, loaded before each wait.
+// row of A per k-tile (3% of A's bytes) and 4 per 128 x 128 block of B.
 // Preconditions: as chapter 20 (compute capability 9.0; unaligned operands are padded first).
 #pragma once
 
@@ -16,6 +18,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
@@ -29,7 +33,7 @@ namespace ch23 {
 using namespace sm90;
 
 constexpr int BM = 128, BN = 128, BK = 128;  // block tile; BK bytes = one 128-byte swizzle row
-constexpr int STAGES = 6;                    // tiles in flight: 6 x 32 KB
+constexpr int STAGES = 6;                    // tiles in flight: 6 x 32 KB (5: stages_of)
 constexpr int CONSUMERS = 2;                 // warpgroups that compute, 64 rows of the tile each
 constexpr int WG = 128;                      // threads per warpgroup
 constexpr int THREADS = WG * (1 + CONSUMERS);
@@ -46,6 +50,21 @@ constexpr int C_BOX = 64, C_BYTES = WGMMA_M * BN * 2;  // per consumer: 16 KB
 static_assert(
     SMEM_BYTES + CONSUMERS * C_BYTES + 2 * STAGES * 8 <= 227 * 1024,
     "6 stages, the C buffers and the barriers fit in the 227 KB a block may have: 225 KB");
+// With SCALES_TMA a stage holds its k-tile's scales too: sa of the BM rows (512 bytes), then sb's
+// aligned group of 4 in a 128-byte slot of its own (a TMA box lands on a 128-byte boundary).
+constexpr int SA_BYTES = BM * 4, SB_BYTES = 4 * 4, SCALE_STAGE = SA_BYTES + 128;
+constexpr int stages_of(bool store_tma, bool scales_tma) {  // 6 stages, 5 beside C's buffers
+    return STAGES - (store_tma && scales_tma ? 1 : 0);
+}
+constexpr int smem_bytes(bool store_tma, bool scales_tma) {  // the stages, C's buffers, the slack
+    return stages_of(store_tma, scales_tma) * (STAGE_BYTES + (scales_tma ? SCALE_STAGE : 0)) +
+           1024 + (store_tma ? CONSUMERS * C_BYTES : 0);
+}
+static_assert(smem_bytes(true, false) == SMEM_BYTES + CONSUMERS * C_BYTES, "as above: 225 KB");
+static_assert(STAGES * (STAGE_BYTES + SCALE_STAGE) + 1024 + CONSUMERS * C_BYTES > 227 * 1024 &&
+                  smem_bytes(true, true) + 2 * stages_of(true, true) * 8 <= 227 * 1024,
+              "six stages with their scales and C's buffers take 228.8 KB: five, 196.2 KB");
+static_assert(smem_bytes(false, true) + 2 * STAGES * 8 <= 227 * 1024, "6 with scales: 196.8 KB");
 static_assert(BM == CONSUMERS * WGMMA_M, "each consumer warpgroup owns 64 rows of the tile");
 static_assert(BK == 128, "a K-row of A or B is one 128-byte swizzle row");
 static_assert(BK == SCALE_BLOCK && BN == SCALE_BLOCK,
@@ -57,19 +76,26 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
 // k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
 // STORE_TMA: the epilogue writes C through shared memory and TMA stores where tma_c says it may.
-template <int CLUSTER, int CHUNK, bool STORE_TMA>
+// SCALES_TMA: the producer copies each k-tile's scales into its stage where tma_s says it may.
+template <int CLUSTER, int CHUNK, bool STORE_TMA, bool SCALES_TMA>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-               const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
+               const __grid_constant__ CUtensorMap map_c,
+               const __grid_constant__ CUtensorMap map_sa,
+               const __grid_constant__ CUtensorMap map_sb, int M, int N, int K, float alpha,
                const float* scale_a, const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
-               bool vec_c, bool tma_c) {
+               bool vec_c, bool tma_c, bool tma_s) {
+    constexpr int stages = stages_of(STORE_TMA, SCALES_TMA);
     extern __shared__ unsigned char smem_raw[];
     // From the first 1024-byte boundary: 128-byte swizzled tiles start there (chapter 15).
     unsigned char* smem = pipeline::swizzle_aligned(smem_raw);
-    unsigned char* As = smem;                   // (STAGES, BM, BK) e4m3, swizzled
-    unsigned char* Bs = As + STAGES * A_STAGE;  // (STAGES, BN, BK) e4m3, swizzled
-    __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
-    __shared__ uint64_t empty[STAGES];  // every consumer warp of the cluster is done with stage s
+    unsigned char* As = smem;                   // (stages, BM, BK) e4m3, swizzled
+    unsigned char* Bs = As + stages * A_STAGE;  // (stages, BN, BK) e4m3, swizzled
+    // (stages, SCALE_STAGE): sa[BM], then sb's group of 4; after C's buffers
+    unsigned char* Ss = Bs + stages * B_STAGE + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
+    const bool staged = SCALES_TMA && tma_s;  // the scales come with the operands
+    __shared__ uint64_t full[stages];   // stage s holds its tile: A, all of B and the scales landed
+    __shared__ uint64_t empty[stages];  // every consumer warp of the cluster is done with stage s
 
     const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
@@ -87,7 +113,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     };
 
     // full: the producer's arrive (+ the TMA bytes); empty: every consumer warp of the cluster.
-    pipeline::init_barriers<STAGES, CLUSTER>(full, empty, CONSUMERS * 4 * CLUSTER);
+    pipeline::init_barriers<stages, CLUSTER>(full, empty, CONSUMERS * 4 * CLUSTER);
 
     if (wg == 0) {
         setmaxnreg_dec<40>();  // the producer needs few registers: give them to the consumers
@@ -98,12 +124,19 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                 int m0, n0;
                 origin(t, m0, n0);
                 for (int kt = 0; kt < KT; ++kt, ++it) {
-                    const int s = it % STAGES;
-                    // The stage's previous tile (it - STAGES) must have been consumed, by the
+                    const int s = it % stages;
+                    // The stage's previous tile (it - stages) must have been consumed, by the
                     // whole cluster: this block's rows of B land in its partners' stage too.
-                    if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
-                    mbar_arrive_expect_tx(&full[s], STAGE_BYTES);  // whole boxes: zeros count
+                    if (it >= stages) mbar_wait(&empty[s], (it / stages - 1) & 1);
+                    // Whole boxes: zeros count.
+                    mbar_arrive_expect_tx(&full[s],
+                                          STAGE_BYTES + (staged ? SA_BYTES + SB_BYTES : 0));
                     tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);  // (BM, BK) of A
+                    if (staged) {  // sa of rows m0.. (zeros past M), sb's 4 around (nb, kt)
+                        tma_load(Ss + s * SCALE_STAGE, &map_sa, m0, kt, &full[s]);
+                        tma_load(Ss + s * SCALE_STAGE + SA_BYTES, &map_sb, kt / 4 * 4,
+                                 n0 / SCALE_BLOCK, &full[s]);
+                    }
                     // (BN / CLUSTER, BK) of B: this block's share, multicast to the cluster.
                     const int part = int(rank) * (BN / CLUSTER);
                     unsigned char* b = Bs + s * B_STAGE + part * BK;
@@ -134,15 +167,23 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     int m0, n0, r;                       // the tile's origin; this thread's first row of C
     // k-tile kt (number i counted across tiles: the stage and its phase) into p, in flight.
     auto issue = [&](float(&p)[ACC], float(&s2)[2], int i, int kt) {
-        const int s = i % STAGES;
-        // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap it.
-        // BEGIN SOLUTION: sb of this k-tile's 128 x 128 block of B, times sa of rows r, r + 8
-        const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
-        const long long ka = static_cast<long long>(kt) * M;
-        s2[0] = r < M ? sb * __ldg(scale_a + ka + r) : 0.0f;
-        s2[1] = r + 8 < M ? sb * __ldg(scale_a + ka + r + 8) : 0.0f;
-        // END SOLUTION
-        mbar_wait(&full[s], (i / STAGES) & 1);                  // the k-tile is in stage s
+        const int s = i % stages;
+        // Not staged: this k-tile's scales (sa * sb, once per row), loaded before the wait.
+        if (!staged) {
+            // BEGIN SOLUTION: sb of this k-tile's 128 x 128 block of B, times sa of rows r, r + 8
+            const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
+            const long long ka = static_cast<long long>(kt) * M;
+            s2[0] = r < M ? sb * __ldg(scale_a + ka + r) : 0.0f;
+            s2[1] = r + 8 < M ? sb * __ldg(scale_a + ka + r + 8) : 0.0f;
+            // END SOLUTION
+        }
+        mbar_wait(&full[s], (i / stages) & 1);  // the k-tile is in stage s, its scales too
+        if (staged) {  // read after the wait that says they landed (rows past M: zeros)
+            const float* ss = reinterpret_cast<const float*>(Ss + s * SCALE_STAGE);
+            const float sb = ss[BM + kt % 4];  // sa[BM], then sb's group of 4
+            s2[0] = sb * ss[r - m0];
+            s2[1] = sb * ss[r + 8 - m0];
+        }
         const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
         const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
         wgmma_fence();  // p was read by ordinary instructions (its last promotion)
@@ -154,7 +195,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     };
     // The promotion, now scaled: d[4j], d[4j+1] are on row r, d[4j+2], d[4j+3] on r + 8.
     auto promote = [&](float(&p)[ACC], const float(&s2)[2], int i) {
-        release(i % STAGES);
+        release(i % stages);  // the scales were read at issue, before this
 #pragma unroll
         for (int e = 0; e < ACC; ++e) {
             fence_operand(p[e]);  // read only after the wait that finished them
@@ -192,7 +233,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             // Chapter 15's TMA stores, in bf16: this warpgroup's (64, BN) goes out in BN / C_BOX
             // boxes while the next tile's main loop runs. The wait for them comes only here, a tile
             // later: the buffer is written again once the copy engine has read the last tile's.
-            unsigned char* Cs = Bs + STAGES * B_STAGE + (wg - 1) * C_BYTES;  // (BN / 64, 64, 64)
+            unsigned char* Cs = Bs + stages * B_STAGE + (wg - 1) * C_BYTES;  // (BN / 64, 64, 64)
             if (tid == 0) tma_store_wait<0, true>();
             named_sync(wg, WG);  // the warpgroup, after thread 0's wait
 #pragma unroll
@@ -220,14 +261,41 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     if constexpr (CLUSTER > 1) cluster_sync();              // the producers' cluster barrier, above
 }
 
-template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false>
+// The scales come by TMA where a tensor map may point at them: scale_a's rows of M floats and both
+// arrays start on 16 bytes (scale_b's rows, ld_sb floats, do); elsewhere the consumers load them.
+inline bool scales_by_tma(int M, const float* scale_a, const float* scale_b) {
+    return M % 4 == 0 && reinterpret_cast<std::uintptr_t>(scale_a) % 16 == 0 &&
+           reinterpret_cast<std::uintptr_t>(scale_b) % 16 == 0;
+}
+
+// A tensor map over fp32 scales, (rows, cols) row-major with leading dimension ld, in boxes of
+// (1, box_cols) without a swizzle (make_map's 128-byte one caps a box's row at 128 bytes); past
+// the edges, zeros.
+inline CUtensorMap make_scale_map(const float* p, int rows, int cols, int ld, int box_cols) {
+    CUtensorMap map;
+    const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};  // innermost first
+    const cuuint64_t strides[1] = {cuuint64_t(ld) * sizeof(float)};   // bytes from row to row
+    const cuuint32_t box[2] = {cuuint32_t(box_cols), 1}, elem_strides[2] = {1, 1};
+    const CUresult res = encode_tiled()(
+        &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(p), dims, strides, box,
+        elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+        CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (res != CUDA_SUCCESS) {
+        std::fprintf(stderr, "cuTensorMapEncodeTiled failed (error %d) for %d x %d scales, ld %d\n",
+                     int(res), rows, cols, ld);
+        std::exit(1);
+    }
+    return map;
+}
+
+template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, bool SCALES_TMA = false>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA>;
-    constexpr int smem = SMEM_BYTES + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
+    auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA, SCALES_TMA>;
+    constexpr int smem = smem_bytes(STORE_TMA, SCALES_TMA);
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters =
         pipeline::resident_clusters(kernel, CLUSTER, THREADS, smem);
@@ -242,10 +310,17 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     const bool tma_c = STORE_TMA && beta == 0.0f && ldc % 8 == 0 && N % 8 == 0 &&
                        reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
     const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, WGMMA_M, C_BOX) : map_a;
+    // Per k-tile, sa: scale_a as (KT, M), boxes of (1, BM); sb: scale_b as (N-blocks, KT), (1, 4).
+    const bool tma_s = SCALES_TMA && scales_by_tma(M, scale_a, scale_b);
+    const int KT = (K + BK - 1) / BK, ld_sb = (KT + 3) / 4 * 4;
+    const CUtensorMap map_sa = tma_s ? make_scale_map(scale_a, KT, M, M, BM) : map_a;
+    const CUtensorMap map_sb =
+        tma_s ? make_scale_map(scale_b, (N + BN - 1) / BN, KT, ld_sb, SB_BYTES / 4) : map_a;
     const int tiles = ((M + CLUSTER * BM - 1) / (CLUSTER * BM)) * ((N + BN - 1) / BN);
     const int clusters = std::min(tiles, std::max(resident_clusters, 1));
-    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(
-        map_a, map_b, map_c, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c, tma_c);
+    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(map_a, map_b, map_c, map_sa, map_sb, M, N,
+                                                          K, alpha, scale_a, scale_b, beta, C, ldc,
+                                                          vec_c, tma_c, tma_s);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
