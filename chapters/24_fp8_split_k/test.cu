@@ -25,14 +25,15 @@ using gemm_tests::make;
 namespace {
 
 // gemm_cfg<1, 8, true, SPLITS> (the chapter's configuration, SPLITS slices) after filling the
-// stream's workspace with NaN (bytes 0xFF), as much of it as this call's partials take: a partial
-// the kernel does not write reaches C as NaN.
+// stream's workspace with NaN (bytes 0xFF), as much of it as this call's partials take (SPLITS,
+// at most one slice per k-tile): a partial the kernel does not write reaches C as NaN.
 template <int SPLITS>
 void poisoned(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream) {
-    const std::size_t bytes = std::size_t(std::max(SPLITS, 1)) * std::max(M, 1) *
-                              ((std::max(N, 1) + 3) / 4 * 4) * sizeof(float);
+    const int slices = std::min(SPLITS, std::max((K + ch24::BK - 1) / ch24::BK, 1));
+    const std::size_t bytes =
+        std::size_t(slices) * std::max(M, 1) * ((std::max(N, 1) + 3) / 4 * 4) * sizeof(float);
     float* w = launch::workspace_for<float>(bytes, stream);
     GEMM_CUDA_CHECK(cudaMemsetAsync(w, 0xFF, bytes, stream));
     ch24::gemm_cfg<1, 8, true, SPLITS>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C,
