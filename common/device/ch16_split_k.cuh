@@ -39,12 +39,13 @@ inline int choose_splits(long long tiles, int KT, int workers) {
     return static_cast<int>(std::max<long long>(1, std::min(by_workers, by_depth)));
 }
 
-// The reduction: C = alpha * (the sum of the slices' partials) + beta * C, C not read when beta
-// == 0. One thread per 4 columns of a row: (M, ldp / 4) float4s of each slice, read once from L2
-// (ld.global.cg: written by the other kernel, never cached in this SM's L1).
+// The reduction: C (float, or 24's bf16) = alpha * (the sum of the slices' partials) + beta * C, C
+// not read when beta == 0. One thread per 4 columns of a row: (M, ldp / 4) float4s of each slice,
+// read once from L2 (ld.global.cg: written by the other kernel, never cached in this SM's L1).
+template <class T>
 static __global__ void __launch_bounds__(256)
     reduce_splits(const float* partials, int ldp, int splits, int M, int N, float alpha, float beta,
-                  float* C, int ldc) {
+                  T* C, int ldc) {
     const int quads = ldp / 4, q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (q >= M * quads) return;  // M * ldp < 2^31: a split product fits in one wave of tiles
     const int row = q / quads, col = 4 * (q % quads);
@@ -56,9 +57,9 @@ static __global__ void __launch_bounds__(256)
         sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
     }
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-    float* c = C + static_cast<long long>(row) * ldc + col;
+    T* c = C + static_cast<long long>(row) * ldc + col;
     for (int e = 0; e < 4 && col + e < N; ++e)
-        c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
+        c[e] = T(beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * float(c[e]));
 }
 
 }  // namespace split_k

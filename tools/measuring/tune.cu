@@ -3,7 +3,7 @@
 //   build/tools/tune --sizes 4096,8192 --out results/tune [any chapter option]
 // The defaults the chapters use were chosen from this tool's output on the H100 (see
 // docs/tuning.md). Built a second time as tune_hopper (GEMM_TUNE_HOPPER, sm_90a only): chapters
-// 12-16, the steps of chapter 15's table and the FP8 chapters (20-23).
+// 12-16, the steps of chapter 15's table and the FP8 chapters (20-24).
 #include <cstdlib>
 #include <string>
 
@@ -24,6 +24,7 @@
 #include "21_fp8_promoted/configs.hpp"
 #include "22_fp8_persistent/configs.hpp"
 #include "23_fp8_block_scaled/configs.hpp"
+#include "24_fp8_split_k/configs.hpp"
 #include "harness_fp8.cuh"
 #else
 #include "03_cuda_naive/configs.hpp"
@@ -57,7 +58,7 @@ void candidate(int argc, char** argv, const std::string& id, Fn fn) {
 }
 
 #ifdef GEMM_TUNE_HOPPER
-// The FP8 chapters' steps (20-23), timed against the cuBLASLt mode of the same arithmetic:
+// The FP8 chapters' steps (20-24), timed against the cuBLASLt mode of the same arithmetic:
 // `precision` is a value of chapters.txt's precision column (fp8_fast, fp8, fp8_block).
 void candidate_fp8(int argc, char** argv, const std::string& id, const char* precision,
                    gemm::GpuGemmFp8 fn) {
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
     ch21::facts::for_each_candidate(fp8("fp8"));
     ch22::facts::for_each_candidate(fp8("fp8"));
     ch23::facts::for_each_candidate(fp8("fp8_block"));
+    ch24::facts::for_each_candidate(fp8("fp8_block"));  // split-K's slice counts (GEMM_TUNE_ONLY=24_)
 #else
     ch06::facts::for_each_candidate(gpu);
     ch07::facts::for_each_candidate(gpu);

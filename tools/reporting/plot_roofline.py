@@ -18,9 +18,10 @@ from tools.reporting.plot_text import PALETTE, slug, thousands
 #       e (M K ceil(N/BN) + K N ceil(M/BM)) bytes + C's bytes.
 #   One thread per element of C (chapters 03, 04) is a 1 x 1 tile: 2 e M N K bytes (0.25 FLOP/byte
 #   fp32). Clusters sharing B by multicast (15, 16, 17, 22, 23) count as one tile of the cluster's
-#   rows. Split-K's and stream-K's fp32 partials (16-18: 2 * 4 bytes per element of C per extra
-#   slice) are left out: the slice count comes from the SM count, which a CSV does not record
-#   (configs.hpp of 16-18 give the formula), so for those the napkin is a lower bound on traffic.
+#   rows. Split-K's and stream-K's fp32 partials (16-18, 24: 2 * 4 bytes per element of C per
+#   extra slice) are left out: the slice count comes from the SM count, which a CSV does not record
+#   (configs.hpp of 16-18 and 24 give the formula), so for those the napkin is a lower bound on
+#   traffic.
 # These are requests to global memory: what the L2 catches never reaches DRAM, so the DRAM bytes
 # are at most this and the chapter's true DRAM intensity at least this.
 NAPKIN = chapter_facts.napkin_table()  # {chapter id: [(largest M, BM, BN)]}
