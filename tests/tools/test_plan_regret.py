@@ -147,6 +147,8 @@ with tempfile.TemporaryDirectory() as d:
            "fit: the regret after: S1 mended, S2 kept, S3 a tile not tried", p)
     expect(f"{S1}: whole/n128 (+20.0%) -> hybrid/cluster2 (+0.0%)" in p.stdout and f"  {S2}:" not in p.stdout,
            "fit: the shapes whose choice it changes", p)
+    expect("held out of the fit in turn: geomean regret" in p.stdout and "(costs.hpp's: 14.5%)" in p.stdout,
+           "fit: leave one out, beside costs.hpp's regret", p)
     moved = [l.split()[0] for l in p.stdout.splitlines() if l.endswith("  *")]
     expect(moved and set(moved) <= {"KTILE_n128", "SCATTERED", "SK_FIXED", "PIECE"},
            "fit: what moved is what mends S1", p)

@@ -28,7 +28,8 @@ value that lowers the geomean regret of the plans the model then chooses (ties: 
 least-squares misfit of log(time) against log(cost) + a constant over every priced plan, then the
 smaller change), until a pass changes nothing. Prints the proposed constants beside costs.hpp's and
 the regret before and after; it changes no file. With a dozen shapes and eight constants the fit
-can overfit: check the proposal on shapes outside DIR before adopting it.
+can overfit: it also prints the regret of each shape chosen by constants fitted without it (leave
+one out); check the proposal on shapes outside DIR before adopting it.
 
 Exit: 0 done, 1 a plan's run stopped or a check failed (run), 2 a bad command line or input,
 77 no usable GPU (the chapter's).
@@ -341,6 +342,11 @@ def do_fit(args):
             ms = {r["plan"]: r["ms"] for r in rows}
             print(f"  {shape}: {old} ({100 * (ms[old] / best - 1):+.1f}%) -> {new} "
                   f"({100 * (ms[new] / best - 1):+.1f}%)")
+    if len(data) > 2:  # each shape chosen by constants fitted to the others: what overfit hides
+        held = [score([one], fit(data[:i] + data[i + 1:], constants))[0]
+                for i, one in enumerate(data)]
+        print(f"each shape held out of the fit in turn: geomean regret "
+              f"{100 * (suite.geomean(held) - 1):.1f}% (costs.hpp's: {100 * (before[0] - 1):.1f}%)")
     print("KTILE = {1.0, %.4g, %.4g, %.4g}  (cluster2, rows128, n128, n64)" %
           (proposed["KTILE_rows128"], proposed["KTILE_n128"], proposed["KTILE_n64"]))
     return 0
