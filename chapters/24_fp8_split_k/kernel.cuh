@@ -233,9 +233,9 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
 // How many slices. None while the tiles fill the workers (blocks, or clusters); else the count of
 // least cost, in k-tile times of one worker: the waves of units times a unit's depth in k-tiles
 // plus its partial (PARTIAL: a (128, 128) fp32 partial written and read back is 128 KB, four
-// k-tiles of A and B's 32 KB), and the second launch (SPLIT_FIXED, as chapter 19's costs.hpp).
-// Estimates, not fitted: the tune's fixed slice counts (configs.hpp) measure them (README).
-constexpr int PARTIAL = 4, SPLIT_FIXED = 4;
+// k-tiles of A and B's 32 KB), and the second launch (SPLIT_FIXED). SPLIT_FIXED = 10: the least
+// that keeps 512 x 2112 x 7168 whole, where one slice measured ahead of every split (README).
+constexpr int PARTIAL = 4, SPLIT_FIXED = 10;
 inline int choose_slices(int tiles, int KT, int workers) {
     if (tiles >= workers) return 1;
     int best = 1;
