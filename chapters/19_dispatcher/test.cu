@@ -52,16 +52,16 @@ TEST_SUITE("host") {
             {128, 4096, 4096, K::split_k, T::n128},        // 32 narrow tiles, 4 slices
             {64, 3584, 3584, K::split_k, T::n128},         //
             {512, 4096, 4096, K::whole, T::n128},          // 128 narrow tiles: one wave
-            {512, 10240, 8192, K::whole, T::n128},         // 320 narrow tiles: 2.4 waves
-            {256, 8192, 8192, K::hybrid, T::cluster2},     // 32 cluster tiles, deep K
-            {512, 4096, 14336, K::hybrid, T::cluster2},    //
-            {200, 2112, 7168, K::hybrid, T::cluster2},     //
+            {512, 10240, 8192, K::hybrid, T::cluster2},    // 2.4 waves of narrow ones
+            {256, 8192, 8192, K::split_k, T::cluster2},    // 32 cluster tiles, deep K
+            {512, 4096, 14336, K::split_k, T::cluster2},   // (plots/h200/plan_regret/)
+            {200, 2112, 7168, K::split_k, T::cluster2},    //
             {1024, 1024, 32768, K::split_k, T::cluster2},  // deep K, 16 tiles
             {64, 64, 262144, K::split_k, T::n64},          // one tile, 132 slices
             {8192, 16, 8192, K::split_k, T::n64},          // few columns
             {2048, 512, 8192, K::split_k, T::cluster2},    //
             {1024, 1024, 1024, K::whole, T::n64},          // a small square: 128 narrow tiles
-            {2048, 4608, 3584, K::whole, T::cluster2},     // 2.2 waves
+            {2048, 4608, 3584, K::hybrid, T::cluster2},    // 2.2 waves: the last by stream-K
             {4096, 4096, 4096, K::whole, T::cluster2},     // squares: chapter 15's tile, whole
             {8192, 8192, 8192, K::whole, T::cluster2},     //
             {100, 8192, 512, K::whole, T::n64},            // shallow K: nothing to split
