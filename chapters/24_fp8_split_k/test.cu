@@ -44,7 +44,7 @@ void poisoned(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
 // k-tile in the last slice), K < 128 (one k-tile: at most one slice), M not a multiple of 4 and N
 // odd (the partials' padded rows, C's edge elements), odd leading dimensions (padded copies),
 // misaligned views, beta != 0 (added once, by the reduction), alpha != 1, 16-byte rows with beta
-// 0 (where one slice stores C by TMA), more tiles than the GPU's blocks.
+// 0 (where one slice stores C by TMA), as many tiles as the H200's blocks.
 std::vector<gemm::Problem> split_cases() {
     std::vector<gemm::Problem> cases = {
         make(64, 2112, 7168),
@@ -55,7 +55,7 @@ std::vector<gemm::Problem> split_cases() {
         make(5, 7, 129, 0, 0, 0, 1.0f, 1.0f),
         make(256, 512, 1664, 0, 0, 528),  // beta 0, C's rows on 16 bytes, padded
         make(1, 128, 2048, 0, 0, 0, 0.5f, 2.0f),
-        make(1300, 1500, 1000),  // 121 tiles: splits take several waves of units
+        make(1300, 1500, 1000),  // 132 tiles: fixed splits take several waves of units
     };
     for (gemm::Problem p : {make(70, 300, 2000, 0, 0, 0, 1.0f, 0.5f), make(129, 131, 1100)}) {
         p.view_offset = 1;
