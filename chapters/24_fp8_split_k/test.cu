@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "fp8_checks.cuh"
@@ -142,8 +143,8 @@ TEST_SUITE("host") {
         for (const Example& e : table) {
             CAPTURE(e.shape);
             const int slices = ch24::choose_slices(e.tiles, e.KT, e.workers);
-            MESSAGE(e.shape << ": " << e.tiles << " tiles, " << e.KT << " k-tiles, " << e.workers
-                            << " workers -> " << slices << " slices");
+            MESSAGE(std::string(e.shape) << ": " << e.tiles << " tiles, " << e.KT << " k-tiles, "
+                                         << e.workers << " workers -> " << slices << " slices");
             CHECK(slices == e.slices);
         }
     }
