@@ -10,11 +10,14 @@ faster (the model ranks it 2nd), and a lower SCATTERED or a dearer n128 k-tile m
 breaking 1024x1024x1024; on 256x2048x1024 the fastest is a tile choose() does not try, so no
 constant helps; a plan whose check failed is never the fastest. Bad input exits 2. With the real
 program: every shape of tools/measuring/regret_shapes.txt has its 16 plans, the choice
-dispatch_costs gives without --all, and goes to a plan (not to chapter 18).
+dispatch_costs gives without --all, and goes to a plan (not to chapter 18); and the committed
+evidence for chapter 19's constants, plots/h200/plan_regret/costs_committed.csv and
+regret_committed.txt, is what dispatch_costs and plan_regret table give now.
 """
 import csv
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -215,3 +218,22 @@ if len(sys.argv) == 2:
                f"dispatch_costs --all: {s}'s chosen plan is choose()'s")
         expect(not rows[0]["small_m"], f"regret_shapes.txt: gemm() sends {s} to chapter 18")
         expect(sum(r["candidate"] for r in rows) >= 6, f"dispatch_costs --all: {s}: 3 tiles priced")
+
+    # The committed evidence for costs.hpp (plots/h200/plan_regret/): the 20 timed shapes priced by
+    # the constants as they are now are costs_committed.csv, and their table regret_committed.txt,
+    # so the constants cannot change without their measured regret being shown again.
+    folder = os.path.join(ROOT, "plots", "h200", "plan_regret")
+    timed = listed + [s.text for s in suite.read_shapes(os.path.join(folder, "regret_extra_shapes.txt"))]
+    p = subprocess.run([sys.argv[1], "--all"], input="".join(s + "\n" for s in timed),
+                       capture_output=True, text=True)
+    with open(os.path.join(folder, "costs_committed.csv")) as f:
+        expect(p.returncode == 0 and p.stdout == f.read(),
+               "plots/h200/plan_regret/costs_committed.csv is what dispatch_costs --all prints now "
+               "(costs.hpp changed: time the plans again, plan_regret table)", p)
+    with tempfile.TemporaryDirectory() as d:
+        copy = shutil.copytree(folder, os.path.join(d, "plan_regret"))
+        t = run("table", copy, "--costs", os.path.join(copy, "costs_committed.csv"))
+        with open(os.path.join(folder, "regret_committed.txt")) as f, \
+                open(os.path.join(copy, "regret.txt")) as g:
+            expect(t.returncode == 0 and g.read() == f.read(),
+                   "plots/h200/plan_regret/regret_committed.txt is plan_regret table's", t)
