@@ -51,6 +51,16 @@ expect(not tn.matches(("82.2", "%"), vals) and not tn.matches(("82.1", "TFLOP/s"
 vals = tn.numbers_of("  2 void stream_k_kernel: 20,576 ns, tensor 24.99%\n", False)
 expect(tn.matches(("20.6", "µs"), vals) and not tn.matches(("20.5", "µs"), vals),
        f"an ns time in a text source as µs at the figure's precision: {vals['µs']}")
+# Nsight Compute's --csv output after the program's own lines: a time metric (ns) as µs, and
+# nothing else of it (a byte count is no µs figure).
+ncu = ('== 22_fp8_persistent: the program output, 4096 0.115\n'
+       '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+       '"0","1","k","gpu__time_duration.sum","ns","117,568"\n'
+       '"0","1","k","lts__t_bytes.sum","byte","902,561,792"\n')
+vals = tn.numbers_of(ncu, True)
+expect(tn.matches(("117.6", "µs"), vals) and not tn.matches(("117.5", "µs"), vals) and
+       not tn.matches(("115.0", "µs"), vals) and not tn.matches(("902.6", "µs"), vals),
+       f"an Nsight Compute CSV's time metric as µs, and nothing else: {vals['µs']}")
 
 # The worked examples' arithmetic (chapter 16's partial, chapters 17 and 19's waves).
 partial = tn.block_partial(["128", "256", "64", "2", "8"])

@@ -47,6 +47,7 @@ percentage, TFLOP/s, GB/s and µs figure. A figure passes when it
   - its passage is listed, with exactly its figures, in tools/reporting/text_numbers_unsourced.txt: the
     passages not yet sourced, which only shrinks (a listed passage that is gone or whose figures
     changed fails too).
+(Nsight Compute's --csv output counts too: its time metrics as µs figures.)
 Exit: 0 pass, 1 a check failed, 2 a bad command line.
 """
 import csv
@@ -539,6 +540,16 @@ def numbers_of(text, is_csv):
     """{unit: [values]}: a CSV's numbers by their column, other text's numbers as any unit (a
     GFLOPS or ms number also as TFLOP/s or µs, an ns number as µs)."""
     out = {u: [] for u in UNITS}
+    # Nsight Compute's --csv output: the profiled program's own lines, then one row per metric;
+    # a kernel's time ("Metric Unit" ns, us or ms) can be quoted in µs.
+    ncu_at = text.find('"ID","Process ID"') if is_csv else -1
+    if ncu_at >= 0:
+        scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
+        for row in csv.DictReader(io.StringIO(text[ncu_at:])):
+            x = num((row.get("Metric Value") or "").replace(",", ""))
+            if x is not None and row.get("Metric Unit") in scale:
+                out["µs"].append(x * scale[row["Metric Unit"]])
+        return out
     if is_csv:
         try:
             rows = list(csv.DictReader(io.StringIO(text)))
