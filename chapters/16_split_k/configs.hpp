@@ -31,6 +31,7 @@ void for_each_candidate(F&& f) {
     f("16_rows128_split", ch16::gemm_cfg<configs::rows128>);
     f("16_n128_split", ch16::gemm_cfg<configs::n128>);
     f("16_n64_split", ch16::gemm_cfg<configs::n64>);
+    f("16_n128_cluster2_split", ch16::gemm_cfg<pipeline::Config<2, 128>>);  // EXPERIMENT
     f("16_split_k", ch16::gemm);
 }
 

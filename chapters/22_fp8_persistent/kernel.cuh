@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "cuda_check.cuh"
 #include "device/aligned_operands.cuh"
@@ -59,7 +60,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
                const float* scale_a, const float* scale_b, float beta, __nv_bfloat16* C, int ldc,
-               bool vec_c, bool tma_c) {
+               bool vec_c, bool tma_c, int group, bool along_n) {
     extern __shared__ unsigned char smem_raw[];
     // From the first 1024-byte boundary: 128-byte swizzled tiles start there (chapter 15).
     unsigned char* smem = pipeline::swizzle_aligned(smem_raw);
@@ -79,9 +80,16 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     auto origin = [&](int t, int& m0, int& n0) {
         m0 = 0, n0 = 0;
         // BEGIN SOLUTION: the grouped order, then this block's BM rows within the cluster tile
-        const int group = t / (GROUP_M * tiles_n), in_group = t % (GROUP_M * tiles_n);
-        const int group_rows = min(tiles_m - group * GROUP_M, GROUP_M);
-        m0 = ((group * GROUP_M + in_group % group_rows) * CLUSTER + int(rank)) * BM;
+        if (along_n) {  // EXPERIMENT: groups of `group` cluster columns, walked row by row
+            const int g = t / (group * tiles_m), in_group = t % (group * tiles_m);
+            const int group_cols = min(tiles_n - g * group, group);
+            n0 = (g * group + in_group % group_cols) * BN;
+            m0 = ((in_group / group_cols) * CLUSTER + int(rank)) * BM;
+            return;
+        }
+        const int g = t / (group * tiles_n), in_group = t % (group * tiles_n);
+        const int group_rows = min(tiles_m - g * group, group);
+        m0 = ((g * group + in_group % group_rows) * CLUSTER + int(rank)) * BM;
         n0 = (in_group / group_rows) * BN;
         // END SOLUTION
     };
@@ -234,8 +242,16 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, WGMMA_M, C_BOX) : map_a;
     const int tiles = ((M + CLUSTER * BM - 1) / (CLUSTER * BM)) * ((N + BN - 1) / BN);
     const int clusters = std::min(tiles, std::max(resident_clusters, 1));
-    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(
-        map_a, map_b, map_c, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c, tma_c);
+    // EXPERIMENT: the tile order from CH22_ORDER ("m8": GROUP_M 8 along M; "n4": 4 columns along N)
+    int group = GROUP_M;
+    bool along_n = false;
+    if (const char* o = std::getenv("CH22_ORDER")) {
+        along_n = o[0] == 'n';
+        group = std::max(1, std::atoi(o + 1));
+    }
+    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(map_a, map_b, map_c, M, N, K, alpha,
+                                                          scale_a, scale_b, beta, C, ldc, vec_c,
+                                                          tma_c, group, along_n);
     GEMM_CUDA_CHECK_LAUNCH();
 }
 

@@ -27,6 +27,7 @@
 #include "21_fp8_promoted/kernel.cuh"
 #include "22_fp8_persistent/kernel.cuh"
 #include "23_fp8_block_scaled/kernel.cuh"
+#include "24_fp8_split_k/kernel.cuh"
 #include "harness_fp8.cuh"
 #include "harness_gpu.cuh"
 
@@ -48,6 +49,7 @@ const Kernel kKernels[] = {
     {"cuBLASLt fast accumulation", gemm::Precision::E4M3, gemm::cublaslt_fp8_fast_accum, true,
      true},
     {"23_fp8_block_scaled", gemm::Precision::E4M3Block, ch23::gemm, false, false},
+    {"24_fp8_split_k", gemm::Precision::E4M3Block, ch24::gemm, false, false},
     {"cuBLASLt block scales", gemm::Precision::E4M3Block, gemm::cublaslt_fp8_blocks, true, false},
 };
 [[noreturn]] void usage_error(const std::string& what) {
