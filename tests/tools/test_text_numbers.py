@@ -56,11 +56,15 @@ expect(tn.matches(("20.6", "µs"), vals) and not tn.matches(("20.5", "µs"), val
 ncu = ('== 22_fp8_persistent: the program output, 4096 0.115\n'
        '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
        '"0","1","k","gpu__time_duration.sum","ns","117,568"\n'
-       '"0","1","k","lts__t_bytes.sum","byte","902,561,792"\n')
+       '"0","1","k","lts__t_bytes.sum","byte","902,561,792"\n'
+       '"0","1","k","sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active","%","72.62"\n')
 vals = tn.numbers_of(ncu, True)
 expect(tn.matches(("117.6", "µs"), vals) and not tn.matches(("117.5", "µs"), vals) and
        not tn.matches(("115.0", "µs"), vals) and not tn.matches(("902.6", "µs"), vals),
        f"an Nsight Compute CSV's time metric as µs, and nothing else: {vals['µs']}")
+expect(tn.matches(("72.6", "%"), vals) and not tn.matches(("72.5", "%"), vals) and
+       not tn.matches(("117.6", "%"), vals),
+       f"an Nsight Compute CSV's % metric as %, and nothing else: {vals['%']}")
 
 # The worked examples' arithmetic (chapter 16's partial, chapters 17 and 19's waves).
 partial = tn.block_partial(["128", "256", "64", "2", "8"])

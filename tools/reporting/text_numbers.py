@@ -47,7 +47,7 @@ percentage, TFLOP/s, GB/s and µs figure. A figure passes when it
   - its passage is listed, with exactly its figures, in tools/reporting/text_numbers_unsourced.txt: the
     passages not yet sourced, which only shrinks (a listed passage that is gone or whose figures
     changed fails too).
-(Nsight Compute's --csv output counts too: its time metrics as µs figures.)
+(Nsight Compute's --csv output counts too: its time metrics as µs figures, its % metrics as %.)
 Exit: 0 pass, 1 a check failed, 2 a bad command line.
 """
 import csv
@@ -541,7 +541,7 @@ def numbers_of(text, is_csv):
     GFLOPS or ms number also as TFLOP/s or µs, an ns number as µs)."""
     out = {u: [] for u in UNITS}
     # Nsight Compute's --csv output: the profiled program's own lines, then one row per metric;
-    # a kernel's time ("Metric Unit" ns, us or ms) can be quoted in µs.
+    # a kernel's time ("Metric Unit" ns, us or ms) can be quoted in µs, a percentage metric in %.
     ncu_at = text.find('"ID","Process ID"') if is_csv else -1
     if ncu_at >= 0:
         scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
@@ -549,6 +549,8 @@ def numbers_of(text, is_csv):
             x = num((row.get("Metric Value") or "").replace(",", ""))
             if x is not None and row.get("Metric Unit") in scale:
                 out["µs"].append(x * scale[row["Metric Unit"]])
+            elif x is not None and row.get("Metric Unit") == "%":
+                out["%"].append(x)
         return out
     if is_csv:
         try:
