@@ -54,7 +54,7 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
 // k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
 // STORE_TMA: the epilogue writes C through shared memory and TMA stores where tma_c says it may.
-template <int CLUSTER, int CHUNK, bool STORE_TMA>
+template <int CLUSTER, int CHUNK, bool STORE_TMA, bool LEAN = false>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
@@ -150,6 +150,32 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             d[e] += p[e];
         }
     };
+    // EXPERIMENT (LEAN): the descriptors of stage 0 once, a stage's by adding its offset (>> 4, the
+    // descriptor's start field); the stage and phase of the next k-tile to issue and to release by
+    // running counters, not i % 6 and i / 6.
+    const uint64_t desc_a0 = smem_desc(As + row0 * BK, 16, 1024), desc_b0 = smem_desc(Bs, 16, 1024);
+    int issue_s = 0, release_s = 0;
+    unsigned issue_ph = 0;
+    auto issue_lean = [&](float(&p)[ACC]) {
+        mbar_wait(&full[issue_s], issue_ph);
+        const uint64_t da = desc_a0 + uint64_t(issue_s * (A_STAGE >> 4)),
+                       db = desc_b0 + uint64_t(issue_s * (B_STAGE >> 4));
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BK / WGMMA_K; ++kk)
+            wgmma_m64n128k32_e4m3(p, da + kk * (WGMMA_K >> 4), db + kk * (WGMMA_K >> 4), kk > 0);
+        wgmma_commit();
+        if (++issue_s == STAGES) issue_s = 0, issue_ph ^= 1;
+    };
+    auto promote_lean = [&](float(&p)[ACC]) {
+        release(release_s);
+        if (++release_s == STAGES) release_s = 0;
+#pragma unroll
+        for (int e = 0; e < ACC; ++e) {
+            fence_operand(p[e]);
+            d[e] += p[e];
+        }
+    };
     int it = 0;  // k-tiles consumed, across tiles: the stage and its phase
     for (int t = first; t < tiles; t += step) {
         int m0, n0;
@@ -157,7 +183,27 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
         int kt = 0;  // chapter 21's chunks, with `it` beside kt
-        for (; kt + CHUNK <= KT; kt += CHUNK, it += CHUNK) {
+        if constexpr (LEAN) {
+            for (; kt + CHUNK <= KT; kt += CHUNK) {
+                issue_lean(part[0]);
+#pragma unroll
+                for (int j = 1; j <= CHUNK; ++j) {
+                    if (j < CHUNK) {
+                        issue_lean(part[j % 2]);
+                        wgmma_wait<1>();
+                    } else {
+                        wgmma_wait<0>();
+                    }
+                    promote_lean(part[(j - 1) % 2]);
+                }
+            }
+            for (; kt < KT; ++kt) {
+                issue_lean(part[0]);
+                wgmma_wait<0>();
+                promote_lean(part[0]);
+            }
+        }
+        for (; !LEAN && kt + CHUNK <= KT; kt += CHUNK, it += CHUNK) {
             issue(part[0], it);
 #pragma unroll
             for (int j = 1; j <= CHUNK; ++j) {
@@ -170,7 +216,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                 promote(part[(j - 1) % 2], it + j - 1);
             }
         }
-        for (; kt < KT; ++kt, ++it) {
+        for (; !LEAN && kt < KT; ++kt, ++it) {
             issue(part[0], it);
             wgmma_wait<0>();
             promote(part[0], it);
@@ -192,13 +238,13 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     if constexpr (CLUSTER > 1) cluster_sync();              // the producers' cluster barrier, above
 }
 
-template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false>
+template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, bool LEAN = false>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA>;
+    auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA, LEAN>;
     constexpr int smem = SMEM_BYTES + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters =
