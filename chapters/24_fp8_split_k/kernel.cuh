@@ -61,7 +61,7 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
 // k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
 // STORE_TMA: the epilogue writes C through shared memory and TMA stores where tma_c says it may.
-template <int CLUSTER, int CHUNK, bool STORE_TMA>
+template <int CLUSTER, int CHUNK, bool STORE_TMA, bool LEAN = false>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                const __grid_constant__ CUtensorMap map_c, const SplitK split, int M, int N, int K,
@@ -137,26 +137,41 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     const int ld_sb = (KT + 3) / 4 * 4;  // scale_b's row: the K-blocks, padded to 4
     int m0, n0, r;                       // the tile's origin; this thread's first row of C
     // k-tile kt (number i counted across tiles: the stage and its phase) into p, in flight.
+    // EXPERIMENT (LEAN): stage-0 descriptors once, a stage's by adding its offset; the stage and
+    // phase of the next k-tile to issue and to release by running counters, not i % 6 and i / 6.
+    const uint64_t desc_a0 = smem_desc(As + row0 * BK, 16, 1024), desc_b0 = smem_desc(Bs, 16, 1024);
+    int issue_s = 0, release_s = 0;
+    unsigned issue_ph = 0;
     auto issue = [&](float(&p)[ACC], float(&s2)[2], int i, int kt) {
-        const int s = i % STAGES;
+        const int s = LEAN ? issue_s : i % STAGES;
+        const unsigned ph = LEAN ? issue_ph : (i / STAGES) & 1;
+        if (LEAN && ++issue_s == STAGES) issue_s = 0, issue_ph ^= 1;
         // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap it.
         const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
         const long long ka = static_cast<long long>(kt) * M;
         s2[0] = r < M ? sb * __ldg(scale_a + ka + r) : 0.0f;
         s2[1] = r + 8 < M ? sb * __ldg(scale_a + ka + r + 8) : 0.0f;
-        mbar_wait(&full[s], (i / STAGES) & 1);                  // the k-tile is in stage s
+        mbar_wait(&full[s], ph);                                // the k-tile is in stage s
         const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
         const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+        const uint64_t da = desc_a0 + uint64_t(s * (A_STAGE >> 4)),
+                       db = desc_b0 + uint64_t(s * (B_STAGE >> 4));
         wgmma_fence();  // p was read by ordinary instructions (its last promotion)
 #pragma unroll
-        for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites p (scale-d 0)
-            wgmma_m64n128k32_e4m3(p, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                                  smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+        for (int kk = 0; kk < BK / WGMMA_K; ++kk) {  // the first overwrites p (scale-d 0)
+            if constexpr (LEAN)
+                wgmma_m64n128k32_e4m3(p, da + kk * (WGMMA_K >> 4), db + kk * (WGMMA_K >> 4),
+                                      kk > 0);
+            else
+                wgmma_m64n128k32_e4m3(p, smem_desc(a + kk * WGMMA_K, 16, 1024),
+                                      smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+        }
         wgmma_commit();
     };
     // The promotion, now scaled: d[4j], d[4j+1] are on row r, d[4j+2], d[4j+3] on r + 8.
     auto promote = [&](float(&p)[ACC], const float(&s2)[2], int i) {
-        release(i % STAGES);
+        release(LEAN ? release_s : i % STAGES);
+        if (LEAN && ++release_s == STAGES) release_s = 0;
 #pragma unroll
         for (int e = 0; e < ACC; ++e) {
             fence_operand(p[e]);  // read only after the wait that finished them
@@ -231,13 +246,13 @@ inline int choose_slices(int tiles, int KT, int workers) {
 }
 
 // SPLITS: the slices (0: choose_slices; more than K's k-tiles: one per k-tile).
-template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, int SPLITS = 0>
+template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, int SPLITS = 0, bool LEAN = false>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA>;
+    auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA, LEAN>;
     constexpr int smem = SMEM_BYTES + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters =
