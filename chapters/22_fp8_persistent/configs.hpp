@@ -25,7 +25,8 @@ void for_each_candidate(F&& f) {
     f("22_fp8_persistent_cluster2_chunk1", ch22::gemm_cfg<2, 1>);
     f("22_fp8_persistent_cluster1_tma_store", ch22::gemm_cfg<1, 8, true>);
     f("22_fp8_persistent_cluster2_tma_store", ch22::gemm_cfg<2, 8, true>);
-    f("22_fp8_persistent_cluster2_tma_store_lean", ch22::gemm_cfg<2, 8, true, true>);  // EXPERIMENT
+    f("22_fp8_persistent_cluster2_tma_store_lean", ch22::gemm_cfg<2, 8, true, 1>);  // EXPERIMENT
+    f("22_fp8_persistent_cluster2_tma_store_lean2", ch22::gemm_cfg<2, 8, true, 2>);  // EXPERIMENT
 }
 
 }  // namespace ch22::facts

@@ -54,7 +54,7 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
 // k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
 // STORE_TMA: the epilogue writes C through shared memory and TMA stores where tma_c says it may.
-template <int CLUSTER, int CHUNK, bool STORE_TMA, bool LEAN = false>
+template <int CLUSTER, int CHUNK, bool STORE_TMA, int LEAN = 0>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                const __grid_constant__ CUtensorMap map_c, int M, int N, int K, float alpha,
@@ -68,7 +68,10 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
     __shared__ uint64_t empty[STAGES];  // every consumer warp of the cluster is done with stage s
 
-    const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
+    // EXPERIMENT (LEAN 2): wg from lane 0 (__shfl_sync): the compiler then knows it is the same in
+    // every thread of a warp and keeps what follows from it (A's descriptors) in uniform registers.
+    const int wg = LEAN >= 2 ? __shfl_sync(0xffffffffu, int(threadIdx.x) / WG, 0) : threadIdx.x / WG;
+    const int tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
     const int tiles_m = (M + CLUSTER * BM - 1) / (CLUSTER * BM), tiles_n = (N + BN - 1) / BN;
     const int tiles = tiles_m * tiles_n;                                 // cluster tiles
@@ -183,7 +186,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
         int kt = 0;  // chapter 21's chunks, with `it` beside kt
-        if constexpr (LEAN) {
+        if constexpr (LEAN > 0) {
             for (; kt + CHUNK <= KT; kt += CHUNK) {
                 issue_lean(part[0]);
 #pragma unroll
@@ -203,7 +206,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                 promote_lean(part[0]);
             }
         }
-        for (; !LEAN && kt + CHUNK <= KT; kt += CHUNK, it += CHUNK) {
+        for (; LEAN == 0 && kt + CHUNK <= KT; kt += CHUNK, it += CHUNK) {
             issue(part[0], it);
 #pragma unroll
             for (int j = 1; j <= CHUNK; ++j) {
@@ -216,7 +219,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                 promote(part[(j - 1) % 2], it + j - 1);
             }
         }
-        for (; !LEAN && kt < KT; ++kt, ++it) {
+        for (; LEAN == 0 && kt < KT; ++kt, ++it) {
             issue(part[0], it);
             wgmma_wait<0>();
             promote(part[0], it);
@@ -238,7 +241,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     if constexpr (CLUSTER > 1) cluster_sync();              // the producers' cluster barrier, above
 }
 
-template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, bool LEAN = false>
+template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, int LEAN = 0>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {

@@ -61,7 +61,7 @@ static_assert(BN == 128 && BK % WGMMA_K == 0,
 // CLUSTER: blocks per cluster, stacked along M, sharing one B tile (1: no multicast). CHUNK:
 // k-tiles per straight-line chunk of the consumers' loop, as in chapter 21 (1: no overlap).
 // STORE_TMA: the epilogue writes C through shared memory and TMA stores where tma_c says it may.
-template <int CLUSTER, int CHUNK, bool STORE_TMA, bool LEAN = false>
+template <int CLUSTER, int CHUNK, bool STORE_TMA, int LEAN = 0>
 static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     fp8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                const __grid_constant__ CUtensorMap map_c, const SplitK split, int M, int N, int K,
@@ -75,7 +75,10 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
     __shared__ uint64_t empty[STAGES];  // every consumer warp of the cluster is done with stage s
 
-    const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
+    // EXPERIMENT (LEAN 2): wg from lane 0 (__shfl_sync): the compiler then knows it is the same in
+    // every thread of a warp and keeps what follows from it (A's descriptors) in uniform registers.
+    const int wg = LEAN >= 2 ? __shfl_sync(0xffffffffu, int(threadIdx.x) / WG, 0) : threadIdx.x / WG;
+    const int tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
     const int tiles_m = (M + CLUSTER * BM - 1) / (CLUSTER * BM), tiles_n = (N + BN - 1) / BN;
     const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;  // then every step-th unit
@@ -246,7 +249,7 @@ inline int choose_slices(int tiles, int KT, int workers) {
 }
 
 // SPLITS: the slices (0: choose_slices; more than K's k-tiles: one per k-tile).
-template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, int SPLITS = 0, bool LEAN = false>
+template <int CLUSTER, int CHUNK = 8, bool STORE_TMA = false, int SPLITS = 0, int LEAN = 0>
 void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
               const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
               float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
