@@ -179,6 +179,9 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             d[e] += p[e];
         }
     };
+    // EXPERIMENT (LEAN 3): the per-tensor scales loaded once, not at every tile's epilogue (where
+    // their latency stood between the last promotion and the stores).
+    const float scale_once = LEAN >= 3 ? alpha * __ldg(scale_a) * __ldg(scale_b) : 0.0f;
     int it = 0;  // k-tiles consumed, across tiles: the stage and its phase
     for (int t = first; t < tiles; t += step) {
         int m0, n0;
@@ -226,7 +229,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         }
 
         // Epilogue as in chapter 21; meanwhile the producer is already loading the next tile.
-        const float scale = alpha * __ldg(scale_a) * __ldg(scale_b);
+        const float scale = LEAN >= 3 ? scale_once : alpha * __ldg(scale_a) * __ldg(scale_b);
         if (STORE_TMA && tma_c) {
             // Chapter 15's TMA stores, in bf16 (store_tile_tma_bf16): this warpgroup's (64, BN)
             // through a buffer of its own after the stages, the wait for them deferred a tile.
