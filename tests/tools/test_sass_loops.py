@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """tools/reporting/sass_loops.py on a listing written here: loops by backward branches, the
 innermost one around each tensor-core instruction (overlapping loops included), predicates and
-modifiers stripped, -k, and the command line's errors. No GPU, no CUDA toolkit needed."""
+modifiers stripped, -k, and the command line's errors; and --ncu-source on a source page written
+here: runs of equally executed instructions with their samples. No GPU, no CUDA toolkit needed."""
+import gzip
 import os
 import subprocess
 import sys
@@ -95,5 +97,45 @@ with tempfile.TemporaryDirectory() as d:
     p = subprocess.run([sys.executable, "-m", "tools.reporting.sass_loops", path],
                        capture_output=True, text=True, env=env)
     expect(p.returncode == 2 and "cuobjdump" in p.stderr, "no cuobjdump: exit 2, saying so", p)
+
+# --ncu-source: Nsight Compute's source page (the columns the tool reads, and one it does not),
+# gzipped: runs of equally executed instructions, their samples and shares, stall reasons.
+HEAD = ['"Address"', '"Source"', '"Warp Stall Sampling (All Samples)"', '"Instructions Executed"',
+        '"stall_wait"', '"stall_barrier"', '"stall_wait (Not Issued)"', '"L1 Wavefronts Shared"']
+ROWS = [  # address, source, samples, executed, wait, barrier
+    (0x7f0000000000, "S2R R0, SR_TID.X", 2, 100, 2, 0),
+    (0x7f0000000010, "IMAD R1, R0, 0x2, RZ", 0, 100, 0, 0),
+    (0x7f0000000020, "QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], RZ, !UPT", 30, 800, 20, 0),
+    (0x7f0000000030, "@!P0 BRA 0x7f0000000020", 10, 800, 10, 0),
+    (0x7f0000000040, "BAR.SYNC.DEFER_BLOCKING R100, 0x80", 8, 100, 0, 8),
+    (0x7f0000000050, "EXIT", 0, 100, 0, 0),
+]
+page = '"Kernel Name","void k<1>(int)",\n' + ",".join(HEAD) + "\n" + "".join(
+    f'"{a:#x}","      {t}","{n}","{e}","{w}","{b}","0","0"\n' for a, t, n, e, w, b in ROWS)
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "page.csv.gz")
+    with gzip.open(path, "wt") as f:
+        f.write(page)
+    p = run("--ncu-source", path)
+    out = p.stdout
+    expect(p.returncode == 0 and "== void k<1>(int)" in out and "50 samples" in out,
+           "the source page is read (gzipped), with its kernel and total samples", p)
+    expect("0x00000-0x00010       100      2        2   4.0%  wait 2;" in out,
+           "the first run: two instructions executed 100 times, 2 samples, 4.0 % of 50", p)
+    expect("0x00020-0x00030       800      2       40  80.0%  wait 30;" in out,
+           "the loop's run: 40 samples (80.0 %), its stall reasons summed", p)
+    expect("0x00040-0x00050       100      2        8  16.0%  barrier 8;" in out,
+           "the run after the loop is its own run, though executed as often as the first", p)
+    p = run("--ncu-source", path, "--min-samples", "10")
+    expect(p.returncode == 0 and "0x00020" in p.stdout and "0x00040" not in p.stdout,
+           "--min-samples leaves the runs with fewer samples out", p)
+    bad = os.path.join(d, "other.csv")
+    with open(bad, "w") as f:
+        f.write('"Kernel Name","k",\n"Address","Source"\n"0x0","EXIT"\n')
+    p = run("--ncu-source", bad)
+    expect(p.returncode == 2 and "not Nsight Compute's source page" in p.stderr,
+           "a CSV without the source page's columns: exit 2, saying so", p)
+    p = run("--ncu-source", path, "--sass", path)
+    expect(p.returncode == 2, "--ncu-source with --sass: exit 2", p)
 
 print("sass_loops: ok")

@@ -3,6 +3,7 @@
 
     python3 -m tools.reporting.sass_loops FILE [-k REGEX] [--top N]
     python3 -m tools.reporting.sass_loops --sass LISTING [-k REGEX] [--top N]
+    python3 -m tools.reporting.sass_loops --ncu-source CSV [--min-samples N]
 
 FILE is a chapter's binary (build/chapters/22_fp8_persistent) or a cubin: its SASS is read with
 `cuobjdump -sass` (cuobjdump comes with the CUDA toolkit, or from PyPI: pip install
@@ -18,11 +19,21 @@ every warp that runs it, so the loop's length beside its tensor-core instruction
 a warp does to keep the tensor cores fed (docs/profiling.md: "Counting a loop's instructions
 without a GPU"). Nsight Compute's source page counts the same instructions as executed.
 
+--ncu-source reads what the GPU did instead: Nsight Compute's source page as CSV (ncu -i REPORT
+--page source --csv --print-source sass, gzipped or not), and cuts each kernel's code into runs of
+consecutive instructions executed the same number of times (a loop's body, the code around it): per
+run, its addresses (from the kernel's first), that count, its instructions, the warp-state samples
+taken there (the share of the kernel's samples: where the warps spent their time) and the largest
+stall reasons. Runs with fewer than --min-samples samples (default 1) are left out.
+
 Exit: 0, 1 when no kernel matched has a tensor-core loop, 2 on a bad command line or an unreadable
 file (with the reason).
 """
 import argparse
 import collections
+import csv
+import gzip
+import io
 import re
 import shutil
 import subprocess
@@ -114,15 +125,80 @@ def report(listing, pattern=None, top=12):
     return lines, count
 
 
+def source_runs(text, min_samples=1):
+    """The report of --ncu-source: runs of equally executed instructions, kernel by kernel."""
+    lines, count = [], 0
+    blocks = [b for b in re.split(r'(?m)^(?="Kernel Name")', text) if b.strip()]
+    for block in blocks:
+        rows = list(csv.reader(io.StringIO(block)))
+        if len(rows) < 3 or not rows[0] or rows[0][0] != "Kernel Name":
+            continue
+        head = rows[1]
+        try:
+            at, src = head.index("Address"), head.index("Source")
+            executed = head.index("Instructions Executed")
+            samples = head.index("Warp Stall Sampling (All Samples)")
+        except ValueError as e:
+            raise ValueError(f"not Nsight Compute's source page: {e}") from None
+        stalls = [(i, h[len("stall_"):]) for i, h in enumerate(head)
+                  if h.startswith("stall_") and "Not Issued" not in h]
+        code = [r for r in rows[2:] if len(r) == len(head)]
+        if not code:
+            continue
+        base = int(code[0][at], 16)
+        total = sum(int(r[samples] or 0) for r in code) or 1
+        runs = []
+        for r in code:
+            n = int(r[executed] or 0)
+            if runs and runs[-1]["n"] == n:
+                runs[-1]["rows"].append(r)
+            else:
+                runs.append({"n": n, "rows": [r]})
+        lines.append(f"== {rows[0][1]}")
+        lines.append(f"{total} samples; runs of instructions executed the same number of times:")
+        lines.append(f"{'addresses':>15} {'executed':>9} {'instr':>6} {'samples':>8} {'share':>6}  "
+                     "stall reasons; first .. last instruction")
+        for run in runs:
+            got = sum(int(r[samples] or 0) for r in run["rows"])
+            if got < min_samples:
+                continue
+            why = collections.Counter()
+            for r in run["rows"]:
+                for i, name in stalls:
+                    why[name] += int(r[i] or 0)
+            first, last = (int(run["rows"][k][at], 16) - base for k in (0, -1))
+            reasons = ", ".join(f"{name} {v}" for name, v in why.most_common(3) if v)
+            lines.append(f"{first:#07x}-{last:#07x} {run['n']:9d} {len(run['rows']):6d} {got:8d} "
+                         f"{100 * got / total:5.1f}%  {reasons}; {run['rows'][0][src].strip()[:40]}"
+                         f" .. {run['rows'][-1][src].strip()[:40]}")
+        count += 1
+    return lines, count
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file", nargs="?", help="a binary or cubin (read with cuobjdump -sass)")
     ap.add_argument("--sass", help="a listing written by cuobjdump -sass")
+    ap.add_argument("--ncu-source", help="Nsight Compute's source page as CSV (.gz too)")
+    ap.add_argument("--min-samples", type=int, default=1, help="--ncu-source: runs with fewer left out")
     ap.add_argument("-k", dest="pattern", help="only the kernels whose name matches this regex")
     ap.add_argument("--top", type=int, default=12, help="opcodes listed per loop besides the MMAs")
     args = ap.parse_args(argv)
-    if bool(args.file) == bool(args.sass):
-        ap.error("give a binary or --sass LISTING (one of them)")
+    if sum(map(bool, (args.file, args.sass, args.ncu_source))) != 1:
+        ap.error("give a binary, --sass LISTING or --ncu-source CSV (one of them)")
+    if args.ncu_source:
+        try:
+            opener = gzip.open if args.ncu_source.endswith(".gz") else open
+            with opener(args.ncu_source, "rt", errors="replace") as f:
+                lines, count = source_runs(f.read(), args.min_samples)
+        except (OSError, ValueError) as e:
+            print(f"sass_loops: {args.ncu_source}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+            return 2
+        if not count:
+            print(f"sass_loops: {args.ncu_source}: no kernel's source page in it", file=sys.stderr)
+            return 2
+        print("\n".join(lines))
+        return 0
     if args.top < 1:
         ap.error("--top must be at least 1")
     if args.pattern:
