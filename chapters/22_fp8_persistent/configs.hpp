@@ -29,6 +29,7 @@ void for_each_candidate(F&& f) {
     f("22_fp8_persistent_cluster2_tma_store_lean2", ch22::gemm_cfg<2, 8, true, 2>);  // EXPERIMENT
     f("22_fp8_persistent_cluster2_tma_store_lean3", ch22::gemm_cfg<2, 8, true, 3>);  // EXPERIMENT
     f("22_fp8_persistent_cluster2_lean3", ch22::gemm_cfg<2, 8, false, 3>);  // EXPERIMENT
+    f("22_fp8_persistent_cluster2_tma_store_lean4", ch22::gemm_cfg<2, 8, true, 4>);  // EXPERIMENT
 }
 
 }  // namespace ch22::facts

@@ -182,8 +182,90 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     // EXPERIMENT (LEAN 3): the per-tensor scales loaded once, not at every tile's epilogue (where
     // their latency stood between the last promotion and the stores).
     const float scale_once = LEAN >= 3 ? alpha * __ldg(scale_a) * __ldg(scale_b) : 0.0f;
+    // EXPERIMENT (LEAN 4): the epilogue's stores covered by the next tile's first k-tile. A tile's
+    // C is packed to bf16 pairs after its last chunk; then the next tile's first k-tile is issued
+    // (part[0]), the stores run while the tensor cores work on it, and the rest of that tile's first
+    // chunk follows, all in one straight-line block (a wgmma in flight across a loop's back edge
+    // makes ptxas serialize).
+    // The TMA-store epilogue and whole chunks only; else the loop below.
+    const bool lean4 = LEAN >= 4 && STORE_TMA && tma_c && KT % CHUNK == 0;
+    if constexpr (LEAN >= 4 && STORE_TMA) {
+        static_assert(CHUNK % 2 == 0, "LEAN 4: a chunk's last step issues into part[0]");
+        if (lean4) {
+            unsigned char* Cs = Bs + STAGES * B_STAGE + (wg - 1) * C_BYTES;  // (BN / 64, 64, 64)
+            auto steps = [&](bool drain) {  // steps 1..CHUNK of a chunk whose first is in part[0]
+#pragma unroll
+                for (int j = 1; j <= CHUNK; ++j) {
+                    if (j < CHUNK || !drain) {
+                        issue_lean(part[j % 2]);
+                        wgmma_wait<1>();
+                    } else {
+                        wgmma_wait<0>();
+                    }
+                    promote_lean(part[(j - 1) % 2]);
+                }
+            };
+            // C of a tile in bf16 pairs, scaled, packed before the next tile's first k-tile is
+            // issued (ptxas serializes the wgmmas when the epilogue reads d while one is in flight).
+            uint32_t packed[ACC / 2];
+            auto pack = [&]() {
+#pragma unroll
+                for (int e = 0; e < ACC / 2; ++e) {
+                    const __nv_bfloat162 v = __floats2bfloat162_rn(scale_once * d[2 * e],
+                                                                   scale_once * d[2 * e + 1]);
+                    packed[e] = *reinterpret_cast<const uint32_t*>(&v);
+                }
+            };
+            // store_tile_tma_bf16's stores, from the packed pairs.
+            auto store = [&](int m, int n) {
+                constexpr int BOX = TMA_BF16_BOX;
+                if (tid == 0) tma_store_wait<0, true>();
+                named_sync(wg, 128);
+#pragma unroll
+                for (int j = 0; j < ACC / 4; ++j) {
+                    const int c = 8 * j + 2 * (lane % 4);
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = 16 * warp + lane / 4 + 8 * h;
+                        const int at = (c / BOX) * 64 * 128 + row * 128 + 2 * (c % BOX);
+                        *reinterpret_cast<uint32_t*>(Cs + swizzle128(at)) = packed[2 * j + h];
+                    }
+                }
+                fence_proxy_async();
+                named_sync(wg, 128);
+                if (tid == 0)
+                    for (int q = 0; q < BN / BOX; ++q)
+                        tma_store(&map_c, Cs + q * 64 * 128, n + q * BOX, m);
+            };
+            int m0, n0;
+            bool started = false;  // this tile's first chunk ran beside the last tile's epilogue
+            for (int t = first; t < tiles; t += step) {
+                if (!started) {
+                    origin(t, m0, n0);
+#pragma unroll
+                    for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+                }
+                for (int kt = started ? CHUNK : 0; kt + CHUNK <= KT; kt += CHUNK) {
+                    issue_lean(part[0]);
+                    steps(true);
+                }
+                pack();
+                if (t + step >= tiles) {  // the last tile
+                    store(m0 + row0, n0);
+                    break;
+                }
+                issue_lean(part[0]);  // the next tile's first k-tile, in flight during the stores
+                store(m0 + row0, n0);
+                origin(t + step, m0, n0);
+#pragma unroll
+                for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+                steps(true);  // the rest of the next tile's first chunk
+                started = true;
+            }
+        }
+    }
     int it = 0;  // k-tiles consumed, across tiles: the stage and its phase
-    for (int t = first; t < tiles; t += step) {
+    for (int t = lean4 ? tiles : first; t < tiles; t += step) {
         int m0, n0;
         origin(t, m0, n0);
 #pragma unroll
