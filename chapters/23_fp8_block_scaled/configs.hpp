@@ -26,6 +26,7 @@ void for_each_candidate(F&& f) {
     f("23_fp8_block_scaled_cluster1_tma_store", ch23::gemm_cfg<1, 8, true>);
     f("23_fp8_block_scaled_cluster1_tma_store_lean", ch23::gemm_cfg<1, 8, true, 1>);  // EXPERIMENT
     f("23_fp8_block_scaled_cluster1_tma_store_lean2", ch23::gemm_cfg<1, 8, true, 2>);  // EXPERIMENT
+    f("23_fp8_block_scaled_cluster1_tma_store_lean4", ch23::gemm_cfg<1, 8, true, 4>);  // EXPERIMENT
     f("23_fp8_block_scaled_cluster2_tma_store", ch23::gemm_cfg<2, 8, true>);
 }
 
