@@ -187,8 +187,10 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     // (part[0]), the stores run while the tensor cores work on it, and the rest of that tile's first
     // chunk follows, all in one straight-line block (a wgmma in flight across a loop's back edge
     // makes ptxas serialize).
-    // The TMA-store epilogue and whole chunks only; else the loop below.
-    const bool lean4 = LEAN >= 4 && STORE_TMA && tma_c && KT % CHUNK == 0;
+    // The TMA-store epilogue only; else the loop below. A tile's k-tiles past whole chunks come
+    // first, one at a time, so that every tile ends with a whole chunk.
+    const bool lean4 = LEAN >= 4 && STORE_TMA && tma_c;
+    const int rem = KT % CHUNK;
     if constexpr (LEAN >= 4 && STORE_TMA) {
         static_assert(CHUNK % 2 == 0, "LEAN 4: a chunk's last step issues into part[0]");
         if (lean4) {
@@ -245,7 +247,13 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
 #pragma unroll
                     for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
                 }
-                for (int kt = started ? CHUNK : 0; kt + CHUNK <= KT; kt += CHUNK) {
+                int kt = started ? (rem > 0 ? 1 : CHUNK) : 0;
+                for (; kt < rem; ++kt) {  // the k-tiles past whole chunks first, one at a time
+                    issue_lean(part[0]);
+                    wgmma_wait<0>();
+                    promote_lean(part[0]);
+                }
+                for (; kt + CHUNK <= KT; kt += CHUNK) {
                     issue_lean(part[0]);
                     steps(true);
                 }
@@ -259,7 +267,12 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                 origin(t + step, m0, n0);
 #pragma unroll
                 for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-                steps(true);  // the rest of the next tile's first chunk
+                if (rem > 0) {  // the next tile's first k-tile, finished
+                    wgmma_wait<0>();
+                    promote_lean(part[0]);
+                } else {
+                    steps(true);  // the rest of the next tile's first chunk
+                }
                 started = true;
             }
         }

@@ -180,8 +180,10 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         }
     };
     // EXPERIMENT (LEAN 4, chapter 22's): the epilogue's stores covered by the next tile's first
-    // k-tile, in one straight-line block; the TMA-store epilogue and whole chunks only, else below.
-    const bool lean4 = LEAN >= 4 && STORE_TMA && tma_c && KT % CHUNK == 0;
+    // k-tile, in one straight-line block; the TMA-store epilogue only, else below. A tile's k-tiles
+    // past whole chunks come first, one at a time, so that every tile ends with a whole chunk.
+    const bool lean4 = LEAN >= 4 && STORE_TMA && tma_c;
+    const int rem = KT % CHUNK;
     if constexpr (LEAN >= 4 && STORE_TMA) {
         static_assert(CHUNK % 2 == 0, "LEAN 4: a chunk's steps alternate part[0] and part[1]");
         if (lean4) {
@@ -235,7 +237,13 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
 #pragma unroll
                     for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
                 }
-                for (int kt = started ? CHUNK : 0; kt + CHUNK <= KT; kt += CHUNK) {
+                int kt = started ? (rem > 0 ? 1 : CHUNK) : 0;
+                for (; kt < rem; ++kt) {  // the k-tiles past whole chunks first, one at a time
+                    issue(part[0], sc[0], 0, kt);
+                    wgmma_wait<0>();
+                    promote(part[0], sc[0], 0);
+                }
+                for (; kt + CHUNK <= KT; kt += CHUNK) {
                     issue(part[0], sc[0], 0, kt);
                     steps(kt);
                 }
@@ -251,7 +259,12 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                 store(m_done + row0, n_done);
 #pragma unroll
                 for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-                steps(0);  // the rest of the next tile's first chunk
+                if (rem > 0) {  // the next tile's first k-tile, finished
+                    wgmma_wait<0>();
+                    promote(part[0], sc[0], 0);
+                } else {
+                    steps(0);  // the rest of the next tile's first chunk
+                }
                 started = true;
             }
         }
