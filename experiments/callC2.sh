@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Call C2: run from a checkout of branch lean2 (git checkout lean2 in /work/main; .gpu/commit holds its
-# hash). LEAN 1-4 of 22, LEAN 1, 2 and 4 of 23, LEAN 1-2 of 24, beside the chapters: correctness (beta 0 takes the
+# hash). LEAN 1-4 of 22, LEAN 1, 2 and 4 of 23 and 24, beside the chapters: correctness (beta 0 takes the
 # TMA-store path that LEAN 4 needs, 300x520x777 its k-tiles past whole chunks; beta 0.5 the fallback),
 # sanitizers on LEAN 4, timings, ncu counts.
 set -uo pipefail
@@ -19,7 +19,7 @@ for b in 0 0.5; do for c in _lean 24_fp8_split_k_lean; do
   GEMM_TUNE_ONLY=$c timeout 150 $T --sizes 1000x1000x1000,300x520x777,129x4097x2000,64x2112x7168,2048x1024x3072 --rounds 1 --check full --beta $b --out $R/odd${c}_$b > $R/odd${c}_$b.txt 2>&1
   echo "odd $c beta $b rc=$? $(grep -c PASS $R/odd${c}_$b.txt) PASS $(grep -c FAIL $R/odd${c}_$b.txt) FAIL"
 done; done
-for c in 22_fp8_persistent_cluster2_tma_store_lean4 23_fp8_block_scaled_cluster1_tma_store_lean4; do for tool in memcheck racecheck; do
+for c in 22_fp8_persistent_cluster2_tma_store_lean4 23_fp8_block_scaled_cluster1_tma_store_lean4 24_fp8_split_k_lean4; do for tool in memcheck racecheck; do
   GEMM_TUNE_ONLY=$c timeout 120 compute-sanitizer --tool $tool $T --sizes 1000x1000x1000,300x520x777,2048x1024x3072 --rounds 1 --reps 1 --warmup 0 --no-baseline --out $R/san_${c}_$tool > $R/san_${c}_$tool.txt 2>&1
   echo "$tool $c rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $R/san_${c}_$tool.txt | tr '\n' ' ')"
 done; done

@@ -253,7 +253,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                     break;
                 }
                 const int m_done = m0, n_done = n0;
-                origin(t + step, m0, n0);  // the next tile: its first k-tile, in flight during the stores
+                // the next tile: its first k-tile, in flight during the stores
+                origin(t + step, m0, n0);
                 r = m0 + row0 + 16 * warp + lane / 4;
                 issue(part[0], sc[0], 0, 0);
                 store(m_done + row0, n_done);

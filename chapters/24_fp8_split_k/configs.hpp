@@ -26,6 +26,7 @@ void for_each_candidate(F&& f) {
     f("24_fp8_split_k", ch24::gemm);
     f("24_fp8_split_k_lean", ch24::gemm_cfg<1, 8, true, 0, 1>);  // EXPERIMENT
     f("24_fp8_split_k_lean2", ch24::gemm_cfg<1, 8, true, 0, 2>);  // EXPERIMENT
+    f("24_fp8_split_k_lean4", ch24::gemm_cfg<1, 8, true, 0, 4>);  // EXPERIMENT
     f("24_fp8_split_k_slices1", ch24::gemm_cfg<1, 8, true, 1>);
     f("24_fp8_split_k_slices2", ch24::gemm_cfg<1, 8, true, 2>);
     f("24_fp8_split_k_slices4", ch24::gemm_cfg<1, 8, true, 4>);

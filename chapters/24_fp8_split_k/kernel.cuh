@@ -181,8 +181,100 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
             d[e] = fmaf(p[e], e % 4 < 2 ? s2[0] : s2[1], d[e]);
         }
     };
+    // EXPERIMENT (LEAN 4, chapter 23's): the epilogue's stores covered by the next tile's first
+    // k-tile, in one straight-line block; one slice (no partials) and the TMA-store epilogue only,
+    // else below. A tile's k-tiles
+    // past whole chunks come first, one at a time, so that every tile ends with a whole chunk.
+    const bool lean4 = LEAN >= 4 && STORE_TMA && tma_c && split.splits == 1;
+    const int rem = KT % CHUNK;
+    if constexpr (LEAN >= 4 && STORE_TMA) {
+        static_assert(CHUNK % 2 == 0, "LEAN 4: a chunk's steps alternate part[0] and part[1]");
+        if (lean4) {
+            unsigned char* Cs = Bs + STAGES * B_STAGE + (wg - 1) * C_BYTES;  // (BN / 64, 64, 64)
+            auto steps = [&](int kt0) {  // k-tiles kt0 + 1.. of a chunk whose first is in part[0]
+#pragma unroll
+                for (int j = 1; j <= CHUNK; ++j) {
+                    if (j < CHUNK) {
+                        issue(part[j % 2], sc[j % 2], 0, kt0 + j);
+                        wgmma_wait<1>();
+                    } else {
+                        wgmma_wait<0>();
+                    }
+                    promote(part[(j - 1) % 2], sc[(j - 1) % 2], 0);
+                }
+            };
+            uint32_t packed[ACC / 2];  // C in bf16 pairs, before the next tile's first k-tile
+            auto pack = [&]() {
+#pragma unroll
+                for (int e = 0; e < ACC / 2; ++e) {
+                    const __nv_bfloat162 v = __floats2bfloat162_rn(alpha * d[2 * e],
+                                                                   alpha * d[2 * e + 1]);
+                    packed[e] = *reinterpret_cast<const uint32_t*>(&v);
+                }
+            };
+            auto store = [&](int m, int n) {  // store_tile_tma_bf16's stores, from the pairs
+                constexpr int BOX = TMA_BF16_BOX;
+                if (tid == 0) tma_store_wait<0, true>();
+                named_sync(wg, 128);
+#pragma unroll
+                for (int j = 0; j < ACC / 4; ++j) {
+                    const int c = 8 * j + 2 * (lane % 4);
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = 16 * warp + lane / 4 + 8 * h;
+                        const int at = (c / BOX) * 64 * 128 + row * 128 + 2 * (c % BOX);
+                        *reinterpret_cast<uint32_t*>(Cs + swizzle128(at)) = packed[2 * j + h];
+                    }
+                }
+                fence_proxy_async();
+                named_sync(wg, 128);
+                if (tid == 0)
+                    for (int q = 0; q < BN / BOX; ++q)
+                        tma_store(&map_c, Cs + q * 64 * 128, n + q * BOX, m);
+            };
+            bool started = false;  // this tile's first chunk ran beside the last tile's epilogue
+            for (int t = first; t < split.units(); t += step) {  // one slice: units are tiles
+                if (!started) {
+                    origin(split.tile(t), m0, n0);
+                    r = m0 + row0 + 16 * warp + lane / 4;
+#pragma unroll
+                    for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+                }
+                int kt = started ? (rem > 0 ? 1 : CHUNK) : 0;
+                for (; kt < rem; ++kt) {  // the k-tiles past whole chunks first, one at a time
+                    issue(part[0], sc[0], 0, kt);
+                    wgmma_wait<0>();
+                    promote(part[0], sc[0], 0);
+                }
+                for (; kt + CHUNK <= KT; kt += CHUNK) {
+                    issue(part[0], sc[0], 0, kt);
+                    steps(kt);
+                }
+                pack();
+                if (t + step >= split.units()) {  // the last tile
+                    store(m0 + row0, n0);
+                    break;
+                }
+                const int m_done = m0, n_done = n0;
+                // the next tile: its first k-tile, in flight during the stores
+                origin(split.tile(t + step), m0, n0);
+                r = m0 + row0 + 16 * warp + lane / 4;
+                issue(part[0], sc[0], 0, 0);
+                store(m_done + row0, n_done);
+#pragma unroll
+                for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+                if (rem > 0) {  // the next tile's first k-tile, finished
+                    wgmma_wait<0>();
+                    promote(part[0], sc[0], 0);
+                } else {
+                    steps(0);  // the rest of the next tile's first chunk
+                }
+                started = true;
+            }
+        }
+    }
     int it = 0;  // k-tiles consumed, across units: the stage and its phase
-    for (int u = first; u < split.units(); u += step) {
+    for (int u = lean4 ? split.units() : first; u < split.units(); u += step) {
         origin(split.tile(u), m0, n0);
         r = m0 + row0 + 16 * warp + lane / 4;
 #pragma unroll
