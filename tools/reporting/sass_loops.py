@@ -59,6 +59,19 @@ def opcode(text):
     return words[0].split(".")[0] if words else ""
 
 
+ENDS = ("BRA", "BRX", "JMX", "JMP", "EXIT", "RET", "KILL")  # no fall-through unless predicated
+
+
+def branch(text):
+    """(the target address of a branch, or None; whether the instruction is conditional: a guard
+    predicate `@P0 ...` or a `BRA P2, ..`)."""
+    words = text.split()
+    guarded = bool(words) and words[0].startswith("@")
+    m = BRANCH.match(" ".join(words[1:] if guarded else words))
+    target = int(m.group(2), 16) if m else None
+    return target, guarded or bool(m and m.group(1) and m.group(1) != "PT")
+
+
 def functions(listing):
     """[(name, architecture, [(address, text), ...])] for every function of a cuobjdump -sass
     listing; the architecture from the `code for sm_XX` line before it ('' when there is none)."""
@@ -81,33 +94,19 @@ def blocks(code):
     leaders = {0}
     target = [None] * n  # the index a branch goes to
     for i, (_, text) in enumerate(code):
-        words = text.split()
-        predicated = bool(words) and words[0].startswith("@")
-        body = " ".join(words[1:] if predicated else words)
-        op = opcode(text)
-        m = BRANCH.match(body)
-        if m:
-            t = at.get(int(m.group(2), 16))
-            if t is not None:
-                target[i] = t
-                leaders.add(t)
-        if op in ("BRA", "BRX", "JMX", "JMP", "EXIT", "RET", "KILL") and i + 1 < n:
+        t = at.get(branch(text)[0])
+        if t is not None:
+            target[i] = t
+            leaders.add(t)
+        if opcode(text) in ENDS and i + 1 < n:
             leaders.add(i + 1)
     starts = sorted(leaders)
     spans = [(a, (starts[k + 1] if k + 1 < len(starts) else n) - 1) for k, a in enumerate(starts)]
     number = {a: k for k, (a, _) in enumerate(spans)}
     succ = []
     for k, (a, b) in enumerate(spans):
-        words = code[b][1].split()
-        predicated = bool(words) and words[0].startswith("@")
-        body = " ".join(words[1:] if predicated else words)
-        op, out = opcode(code[b][1]), []
-        m = BRANCH.match(body)
-        conditional = predicated or bool(m and m.group(1) and m.group(1) != "PT")
-        if target[b] is not None:
-            out.append(number[target[b]])
-        ends = op in ("BRA", "BRX", "JMX", "JMP", "EXIT", "RET", "KILL")
-        if (not ends or conditional) and k + 1 < len(spans):
+        out = [number[target[b]]] if target[b] is not None else []
+        if (opcode(code[b][1]) not in ENDS or branch(code[b][1])[1]) and k + 1 < len(spans):
             out.append(k + 1)
         succ.append(out)
     return spans, succ
@@ -198,10 +197,9 @@ def tensor_loops(code):
                     if other is not lp and spans[other["header"]][0] in inline)
         branches = 0
         for i in lp["in"]:
-            words = code[i][1].split()
-            if opcode(code[i][1]) == "BRA" and words[0].startswith("@"):
-                m = BRANCH.match(" ".join(words[1:]))
-                t = at.get(int(m.group(2), 16)) if m else None
+            address, conditional = branch(code[i][1])
+            if opcode(code[i][1]) == "BRA" and conditional:
+                t = at.get(address)
                 if t != head and t not in outside:
                     branches += 1
         result.append((lp["in"], lp["out"], inner, branches))
