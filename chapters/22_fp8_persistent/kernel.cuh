@@ -278,7 +278,9 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         }
     }
     int it = 0;  // k-tiles consumed, across tiles: the stage and its phase
-    for (int t = lean4 ? tiles : first; t < tiles; t += step) {
+    // LEAN 4's kernel holds only its TMA-store loop (t = tiles: the loop below folds away); gemm_cfg
+    // launches LEAN 3's where the TMA store does not apply (its loop had spilled beside LEAN 4's).
+    for (int t = LEAN >= 4 && STORE_TMA ? tiles : first; t < tiles; t += step) {
         int m0, n0;
         origin(t, m0, n0);
 #pragma unroll
@@ -346,10 +348,14 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA, LEAN>;
+    // EXPERIMENT (LEAN 4): where the TMA store does not apply, LEAN 3's kernel.
+    auto fallback = fp8_kernel<CLUSTER, CHUNK, STORE_TMA, (LEAN >= 4 ? 3 : LEAN)>;
     constexpr int smem = SMEM_BYTES + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters =
         pipeline::resident_clusters(kernel, CLUSTER, THREADS, smem);
+    static const int resident_fallback =
+        LEAN >= 4 ? pipeline::resident_clusters(fallback, CLUSTER, THREADS, smem) : 0;
     // A and B themselves, or padded copies where a row does not start on 16 bytes.
     const AlignedByteOperands ops(A, lda, B, ldb, M, N, K, stream);
     const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, BM, BK);  // boxes (128, 128) of A
@@ -362,8 +368,10 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                        reinterpret_cast<std::uintptr_t>(C) % 16 == 0;
     const CUtensorMap map_c = tma_c ? make_map(C, M, N, ldc, WGMMA_M, C_BOX) : map_a;
     const int tiles = ((M + CLUSTER * BM - 1) / (CLUSTER * BM)) * ((N + BN - 1) / BN);
-    const int clusters = std::min(tiles, std::max(resident_clusters, 1));
-    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(
+    const bool lean4 = LEAN >= 4 && tma_c;
+    const int clusters =
+        std::min(tiles, std::max(lean4 || LEAN < 4 ? resident_clusters : resident_fallback, 1));
+    (lean4 || LEAN < 4 ? kernel : fallback)<<<clusters * CLUSTER, THREADS, smem, stream>>>(
         map_a, map_b, map_c, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c, tma_c);
     GEMM_CUDA_CHECK_LAUNCH();
 }

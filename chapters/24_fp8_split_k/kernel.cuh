@@ -274,7 +274,9 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         }
     }
     int it = 0;  // k-tiles consumed, across units: the stage and its phase
-    for (int u = lean4 ? split.units() : first; u < split.units(); u += step) {
+    // LEAN 4's kernel holds only its TMA-store loop (u = units: the loop below folds away); gemm_cfg
+    // launches LEAN 2's where the TMA store does not apply or K is split.
+    for (int u = LEAN >= 4 && STORE_TMA ? split.units() : first; u < split.units(); u += step) {
         origin(split.tile(u), m0, n0);
         r = m0 + row0 + 16 * warp + lane / 4;
 #pragma unroll
@@ -348,10 +350,15 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
     auto kernel = fp8_kernel<CLUSTER, CHUNK, STORE_TMA, LEAN>;
+    // EXPERIMENT (LEAN 4): where the TMA store does not apply or K is split, LEAN 2's kernel.
+    auto fallback = fp8_kernel<CLUSTER, CHUNK, STORE_TMA, (LEAN >= 4 ? 2 : LEAN)>;
     constexpr int smem = SMEM_BYTES + (STORE_TMA ? CONSUMERS * C_BYTES : 0);
     // Looked up once: the shared-memory opt-in, and how many clusters fit on the GPU at once.
     static const int resident_clusters =
         pipeline::resident_clusters(kernel, CLUSTER, THREADS, smem);
+    static const int resident_fallback =  // the same count (the same block): its opt-in
+        LEAN >= 4 ? pipeline::resident_clusters(fallback, CLUSTER, THREADS, smem) : 0;
+    (void)resident_fallback;
     // A and B themselves, or padded copies where a row does not start on 16 bytes.
     const AlignedByteOperands ops(A, lda, B, ldb, M, N, K, stream);
     const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, BM, BK);  // boxes (128, 128) of A
@@ -374,9 +381,10 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
             ? workspace_for<float>(std::size_t(split.splits) * M * ldp * sizeof(float), stream)
             : nullptr;
     const int clusters = std::min(split.units(), workers);
-    kernel<<<clusters * CLUSTER, THREADS, smem, stream>>>(map_a, map_b, map_c, split, M, N, K,
-                                                          alpha, scale_a, scale_b, beta, C, ldc,
-                                                          vec_c, tma_c, partials, ldp);
+    const bool lean4 = LEAN >= 4 && tma_c && split.splits == 1;
+    (lean4 || LEAN < 4 ? kernel : fallback)<<<clusters * CLUSTER, THREADS, smem, stream>>>(
+        map_a, map_b, map_c, split, M, N, K, alpha, scale_a, scale_b, beta, C, ldc, vec_c, tma_c,
+        partials, ldp);
     GEMM_CUDA_CHECK_LAUNCH();
     if (split.splits == 1) return;  // C written by the kernel's epilogue
     // Every partial is written: the reduction runs after the kernel, on the same stream.
