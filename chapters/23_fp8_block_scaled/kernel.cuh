@@ -220,7 +220,11 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
                     for (int h = 0; h < 2; ++h) {
                         const int row = 16 * warp + lane / 4 + 8 * h;
                         const int at = (c / BOX) * 64 * 128 + row * 128 + 2 * (c % BOX);
-                        *reinterpret_cast<uint32_t*>(Cs + swizzle128(at)) = packed[2 * j + h];
+                        // st.shared with a 32-bit address: generic 64-bit pointers, hoisted
+                        // out of the tile loop, had spilled (61 STL/LDL in 22)
+                        asm volatile("st.shared.b32 [%0], %1;" ::"r"(smem_u32(Cs) + swizzle128(at)),
+                                     "r"(packed[2 * j + h])
+                                     : "memory");
                     }
                 }
                 fence_proxy_async();
