@@ -84,11 +84,9 @@ with tempfile.TemporaryDirectory() as tmp:
         for f in tn.markdown_files(ROOT):
             os.makedirs(os.path.join(copy, os.path.dirname(f)), exist_ok=True)
             shutil.copy(os.path.join(ROOT, f), os.path.join(copy, f))
-        # The results the text cites: every GPU folder, and the archive while it is in the tree.
-        for d in tn.gpu_dirs(ROOT) + [os.path.join(ROOT, "plots", "archive")]:
-            if os.path.isdir(d):
-                shutil.copytree(d, os.path.join(copy, os.path.relpath(d, ROOT)),
-                                dirs_exist_ok=True)
+        # The results the text cites: all of plots/ (every GPU's folder, an investigation on a GPU
+        # without a ladder, the archive while it is in the tree).
+        shutil.copytree(os.path.join(ROOT, "plots"), os.path.join(copy, "plots"), dirs_exist_ok=True)
         settings = [m.group(1) for f in tn.markdown_files(ROOT)
                     for m in re.finditer(r"<!-- numbers:begin setting (\S+) ", read(os.path.join(ROOT, f)))]
         for f in ["chapters/chapters.txt", tn.UNSOURCED] + settings:
