@@ -26,4 +26,22 @@ static_assert(napkin[0][2] == configs::m8::BN && napkin[3][2] == configs::m64::B
 // candidate): gemm() takes one by M: a rule, not a tuning choice.
 inline constexpr const char* not_tuned[] = {"m8", "m16", "m32", "m64"};
 
+// EXPERIMENT (issue 39, item 2): B read in place by the producer's threads. B_MODE 1: where its rows
+// are off 16 bytes (else TMA); 2: always (what the loads cost on an aligned B). The chapter's
+// choice of MT by M, as gemm().
+template <int B_MODE>
+void gemm_b(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B, int ldb,
+            float beta, float* C, int ldc, cudaStream_t stream) {
+    if (M <= 8) return gemm_cfg<configs::m8, 0, true, B_MODE>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (M <= 16) return gemm_cfg<configs::m16, 0, false, B_MODE>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    if (M <= 32) return gemm_cfg<configs::m32, 0, false, B_MODE>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+    gemm_cfg<configs::m64, 0, false, B_MODE>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+template <class F>
+void for_each_candidate(F&& f) {
+    f("18_small_m", ch18::gemm);
+    f("18_small_m_b_in_place", gemm_b<1>);
+    f("18_small_m_b_loads", gemm_b<2>);
+}
+
 }  // namespace ch18::facts

@@ -96,13 +96,68 @@ __device__ inline void store_tile_transposed(const float (&d)[ACC], float* C, in
     });
 }
 
+// EXPERIMENT (issue 39, item 2): B read in place by the producer warpgroup's threads, for a B whose
+// rows do not start on 16 bytes (TMA cannot describe it: every global stride a multiple of 16).
+// The 16 bytes at byte `off` (even, 0..14) of the 32 bytes lo, hi: whole words picked by off / 4,
+// then a funnel shift by the 2 bytes left over.
+__device__ inline uint4 realign16(uint4 lo, uint4 hi, int off) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const int q = off >> 2;
+    const unsigned shift = (off & 3) * 8;
+    uint32_t v[5];
+#pragma unroll
+    for (int j = 0; j < 5; ++j) v[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+    return make_uint4(__funnelshift_r(v[0], v[1], shift), __funnelshift_r(v[1], v[2], shift),
+                      __funnelshift_r(v[2], v[3], shift), __funnelshift_r(v[3], v[4], shift));
+}
+// k-tile (k0, n0)'s (BK, 64) box of B into dst as TMA's 128-byte swizzle lays it out: 512 chunks of
+// 8 halves, thread t of the warpgroup those numbered t, t + 128, t + 256, t + 384 (a warp: four
+// k-rows). A chunk inside B's extent comes from the two aligned 16-byte blocks around it; one at
+// an edge (past N, past K, at B's first or last bytes) element by element, zeros outside B.
+__device__ inline void load_b_box(__half* dst, const __half* B, int ldb, int K, int N, int k0,
+                                  int n0, int tid) {
+    const long long extent = (static_cast<long long>(K - 1) * ldb + N) * 2;  // B's bytes
+    const unsigned char* base = reinterpret_cast<const unsigned char*>(B);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const int c = tid + WG * i, r = c / 8, q = c % 8;
+        const int k = k0 + r, n = n0 + 8 * q;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (k < K && n < N) {
+            const long long at = (static_cast<long long>(k) * ldb + n) * 2;  // bytes from B
+            const int off = int(reinterpret_cast<std::uintptr_t>(base + at) & 15);
+            if (n + 8 <= N && at - off >= 0 && at - off + 32 <= extent) {
+                const uint4* p = reinterpret_cast<const uint4*>(base + at - off);
+                v = realign16(__ldg(p), __ldg(p + 1), off);
+            } else {
+                __align__(16) __half h[8];
+#pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    h[e] = n + e < N ? B[static_cast<long long>(k) * ldb + n + e] : __half(0.0f);
+                v = *reinterpret_cast<const uint4*>(h);
+            }
+        }
+        *reinterpret_cast<uint4*>(reinterpret_cast<unsigned char*>(dst) + r * 128 +
+                                  ((q ^ (r % 8)) * 16)) = v;
+    }
+}
+// Asks L2 for k-tile (k0, n0)'s box of B ahead of its loads: the two 128-byte lines a row may
+// touch, one thread each.
+__device__ inline void prefetch_b_box(const __half* B, int ldb, int K, int N, int k0, int n0,
+                                      int tid) {
+    const int k = k0 + tid / 2, n = tid % 2 ? min(n0 + 63, N - 1) : n0;
+    if (k < K && n < N)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(B + static_cast<long long>(k) * ldb + n));
+}
+
 // arrived: one counter per tile, 0 between calls, or nullptr: reduce_splits adds the slices.
-template <class Cfg>
+// B_LOADS (EXPERIMENT): B read in place by the producer warpgroup (B, ldb, K), not by TMA.
+template <class Cfg, bool B_LOADS = false>
 static __global__ void __launch_bounds__(Cfg::THREADS, 2)
     small_m_kernel(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b, const SplitK split, int M, int N,
                    float alpha, float beta, float* C, int ldc, float* partials, int ldp,
-                   unsigned* arrived) {
+                   unsigned* arrived, const __half* B = nullptr, int ldb = 0, int K = 0) {
     constexpr int STAGES = Cfg::STAGES;
     constexpr int A_STAGE = Cfg::A_STAGE, B_STAGE = Cfg::B_STAGE, ACC = Cfg::ACC;
     extern __shared__ unsigned char smem_raw[];
@@ -118,9 +173,44 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
     const int first = blockIdx.x;  // this block's first unit
     const int step = gridDim.x;    // then every step-th
 
-    init_barriers<STAGES, 1>(full, empty, 4);  // every consumer warp
+    if constexpr (B_LOADS) {  // full: thread 0's arrive with A's bytes, and each producer warp's
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < STAGES; ++s) {
+                mbar_init(&full[s], 1 + 4);
+                mbar_init(&empty[s], 4);
+            }
+            fence_barrier_init();
+        }
+        __syncthreads();
+    } else {
+        init_barriers<STAGES, 1>(full, empty, 4);  // every consumer warp
+    }
 
-    if (wg == 0) {
+    if (B_LOADS && wg == 0) {
+        // Every producer thread walks the units; thread 0 copies A by TMA, all 128 load B.
+        constexpr int AHEAD = STAGES;  // k-tiles between a box's L2 prefetch and its loads
+        int it = 0;
+        for (int u = first; u < split.units(); u += step) {
+            int m0, n0;
+            order.origin(split.tile(u), 0, m0, n0);
+            const int kb = split.k_begin(split.slice(u)), ke = split.k_begin(split.slice(u) + 1);
+            for (int kt = kb; kt < kb + AHEAD && kt < ke; ++kt)
+                prefetch_b_box(B, ldb, K, N, kt * BK, n0, tid);
+            for (int kt = kb; kt < ke; ++kt, ++it) {
+                const int s = it % STAGES;
+                if (kt + AHEAD < ke) prefetch_b_box(B, ldb, K, N, (kt + AHEAD) * BK, n0, tid);
+                if (it >= STAGES) mbar_wait(&empty[s], (it / STAGES - 1) & 1);
+                if (tid == 0) {
+                    mbar_arrive_expect_tx(&full[s], A_STAGE * int(sizeof(__half)));
+                    tma_load(As + s * A_STAGE, &map_a, kt * BK, m0, &full[s]);
+                }
+                load_b_box(Bs + s * B_STAGE, B, ldb, K, N, kt * BK, n0, tid);
+                fence_proxy_async();  // this thread's stores, before wgmma (the async proxy) reads
+                __syncwarp();
+                if (tid % 32 == 0) mbar_arrive(&full[s]);
+            }
+        }
+    } else if (wg == 0) {
         if (tid == 0) {
             // The producer walks the same units as the consumers; its k-tile count `it` runs on
             // across units, and with it the stages and their phases.
@@ -212,15 +302,23 @@ static __global__ void __launch_bounds__(Cfg::THREADS, 2)
 // the slices in this kernel; else chapter 16's second kernel, reduce_splits, does. Measured on the
 // H200 (README): in the kernel wins with 8-row tiles (5-7% at 1 and 8 x 4096^2, where a launch is
 // a large share of 18 us) and loses with wider ones (2x at 64 x 4096^2), hence the default.
-template <class Cfg, int SPLITS = 0, bool IN_KERNEL = Cfg::MT == 8>
+// B_MODE (EXPERIMENT): 0 a B with rows off 16 bytes is copied first (AlignedOperands); 1 such a B
+// is read in place by the producer's threads; 2 every B is.
+template <class Cfg, int SPLITS = 0, bool IN_KERNEL = Cfg::MT == 8, int B_MODE = 0>
 inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda, const __half* B,
                      int ldb, float beta, float* C, int ldc, cudaStream_t stream = 0) {
     if (M == 0 || N == 0) return;                            // nothing to write
     if (K == 0) return scale_c(M, N, beta, C, ldc, stream);  // no product: C = beta * C
-    auto kernel = small_m_kernel<Cfg>;
+    const bool b_loads = B_MODE == 2 || (B_MODE == 1 && !rows_aligned16(B, ldb));
+    auto kernel = b_loads ? small_m_kernel<Cfg, true> : small_m_kernel<Cfg, false>;
     // Looked up once: the shared-memory opt-in, and how many blocks fit on the GPU at once.
-    static const int resident = resident_blocks(kernel, Cfg::THREADS, Cfg::SMEM_BYTES);
-    const TensorMaps<Cfg> maps(A, lda, B, ldb, beta, C, ldc, M, N, K, stream);
+    static const int resident = resident_blocks(small_m_kernel<Cfg, false>, Cfg::THREADS, Cfg::SMEM_BYTES);
+    static const int resident_loads =
+        B_MODE ? resident_blocks(small_m_kernel<Cfg, true>, Cfg::THREADS, Cfg::SMEM_BYTES) : 0;
+    // With B read in place only A may be copied and has a tensor map (N = 0: B is not looked at).
+    const AlignedOperands ops(A, lda, B, ldb, M, b_loads ? 0 : N, K, stream);
+    const CUtensorMap map_a = make_map(ops.a.p, M, K, ops.a.ld, Cfg::BM, BK);
+    const CUtensorMap map_b = b_loads ? map_a : make_map(ops.b.p, K, N, ops.b.ld, BK, B_BOX);
     const int tiles = tile_count<Cfg>(M, N);
     const int KT = (K + BK - 1) / BK;
     const int splits = SPLITS > 0 ? SPLITS : choose_splits(tiles, KT, sm_count() * Cfg::PER_SM);
@@ -234,9 +332,9 @@ inline void gemm_cfg(int M, int N, int K, float alpha, const __half* A, int lda,
     unsigned* arrived = split.splits > 1 && IN_KERNEL
                             ? workspace_for<unsigned>(std::size_t(tiles) * sizeof(unsigned), stream)
                             : nullptr;
-    const int blocks = std::min(split.units(), resident);
-    kernel<<<blocks, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(maps.a, maps.b, split, M, N, alpha,
-                                                              beta, C, ldc, partials, ldp, arrived);
+    const int blocks = std::min(split.units(), b_loads ? resident_loads : resident);
+    kernel<<<blocks, Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(
+        map_a, map_b, split, M, N, alpha, beta, C, ldc, partials, ldp, arrived, B, ldb, K);
     GEMM_CUDA_CHECK_LAUNCH();
     if (split.splits == 1 || IN_KERNEL) return;  // C written by the kernel
     // Every partial is written: the reduction runs after the kernel, on the same stream.

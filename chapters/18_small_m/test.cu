@@ -55,6 +55,27 @@ TEST_CASE("misaligned views and odd leading dimensions") {
     }
 }
 
+// EXPERIMENT (issue 39, item 2): B read in place by the producer's threads, where B's rows are off
+// 16 bytes (B_MODE 1) and always (2), on the views above, every tile width, edges in N and K.
+TEST_CASE("B read in place by the producer's threads") {
+    auto each = [](const gemm::Problem& p) {
+        check(ch18::gemm_cfg<ch18::configs::m8, 0, true, 1>, p);
+        check(ch18::gemm_cfg<ch18::configs::m16, 3, false, 2>, p);
+        check(ch18::gemm_cfg<ch18::configs::m32, 0, false, 2>, p);
+        check(ch18::gemm_cfg<ch18::configs::m64, 2, true, 1>, p);
+        check(ch18::gemm_cfg<ch18::configs::m64, 0, false, 2>, p);
+    };
+    for (gemm::Problem p :
+         {make(1, 4096, 1024), make(5, 333, 777, 781, 339, 341, 0.75f, -1.0f),
+          make(32, 1030, 2048, 2056, 1032, 1034, 1.0f, 1.0f), make(64, 520, 136, 137, 521, 523),
+          make(16, 8191, 700), make(3, 65, 65), make(8, 1, 129), make(100, 63, 200)}) {
+        for (int offset : {0, 1}) {
+            p.view_offset = offset;
+            each(p);
+        }
+    }
+}
+
 TEST_CASE("deep K: many splits, partial k-tiles") {
     check(ch18::gemm, make(8, 128, 65536 + 37, 0, 0, 0, 1.0f, -1.0f));
     check(ch18::gemm, make(1, 64, 262144));

@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
     ch14::facts::for_each_candidate(gpu);
     ch15::facts::for_each_candidate(gpu);  // the steps of chapter 15's table
     ch16::facts::for_each_candidate(gpu);  // chapter 16's table (GEMM_TUNE_ONLY=16_)
+    ch18::facts::for_each_candidate(gpu);  // EXPERIMENT: B read in place (GEMM_TUNE_ONLY=18_)
     // The FP8 chapters (GEMM_TUNE_ONLY=fp8_), with their precision of chapters/chapters.txt.
     ch20::facts::for_each_candidate(fp8("fp8_fast"));
     ch21::facts::for_each_candidate(fp8("fp8"));
