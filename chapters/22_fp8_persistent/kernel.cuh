@@ -68,7 +68,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
     __shared__ uint64_t empty[STAGES];  // every consumer warp of the cluster is done with stage s
 
-    const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
+    // warpgroup 0 produces, 1.. consume; wg from lane 0: A's descriptors in uniform registers
+    const int wg = __shfl_sync(0xffffffffu, int(threadIdx.x) / WG, 0), tid = threadIdx.x % WG;
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
     const int tiles_m = (M + CLUSTER * BM - 1) / (CLUSTER * BM), tiles_n = (N + BN - 1) / BN;
     const int tiles = tiles_m * tiles_n;                                 // cluster tiles
@@ -129,55 +130,59 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     auto release = [&](int s) { pipeline::release<CLUSTER>(&empty[s], lane); };
     float d[ACC];        // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
     float part[2][ACC];  // two sets of the tensor cores' sums of one k-tile, as in chapter 21
-    // k-tile number i (counted across tiles: the stage and its phase) into p, in flight.
-    auto issue = [&](float(&p)[ACC], int i) {
-        const int s = i % STAGES;
-        mbar_wait(&full[s], (i / STAGES) & 1);                  // the k-tile is in stage s
-        const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
-        const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+    // Few instructions from a wait to the next issue: stage 0's descriptors, a stage's by adding
+    // its offset (>> 4: in 16 bytes); the stages as running counters, not i % STAGES, i / STAGES.
+    const uint64_t desc_a = smem_desc(As + row0 * BK, 16, 1024), desc_b = smem_desc(Bs, 16, 1024);
+    int issue_s = 0, release_s = 0;
+    unsigned phase = 0;  // of issue_s's full barrier
+    // The next k-tile (counted across tiles) into p, in flight.
+    auto issue = [&](float(&p)[ACC]) {
+        mbar_wait(&full[issue_s], phase);  // the k-tile is in stage issue_s
+        const uint64_t a = desc_a + uint64_t(issue_s * (A_STAGE >> 4)),
+                       b = desc_b + uint64_t(issue_s * (B_STAGE >> 4));
         wgmma_fence();  // p was read by ordinary instructions (its last promotion)
 #pragma unroll
         for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites p (scale-d 0)
-            wgmma_m64n128k32_e4m3(p, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                                  smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+            wgmma_m64n128k32_e4m3(p, a + kk * (WGMMA_K >> 4), b + kk * (WGMMA_K >> 4), kk > 0);
         wgmma_commit();
+        if (++issue_s == STAGES) issue_s = 0, phase ^= 1;
     };
-    auto promote = [&](float(&p)[ACC], int i) {  // after a wait that finished k-tile number i
-        release(i % STAGES);
+    auto promote = [&](float(&p)[ACC]) {  // after a wait that finished the oldest k-tile issued
+        release(release_s);
+        if (++release_s == STAGES) release_s = 0;
 #pragma unroll
         for (int e = 0; e < ACC; ++e) {
             fence_operand(p[e]);  // read only after the wait that finished them
             d[e] += p[e];
         }
     };
-    int it = 0;  // k-tiles consumed, across tiles: the stage and its phase
+    const float scale = alpha * __ldg(scale_a) * __ldg(scale_b);  // once, not at every epilogue
     for (int t = first; t < tiles; t += step) {
         int m0, n0;
         origin(t, m0, n0);
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-        int kt = 0;  // chapter 21's chunks, with `it` beside kt
-        for (; kt + CHUNK <= KT; kt += CHUNK, it += CHUNK) {
-            issue(part[0], it);
+        int kt = 0;  // chapter 21's chunks
+        for (; kt + CHUNK <= KT; kt += CHUNK) {
+            issue(part[0]);
 #pragma unroll
             for (int j = 1; j <= CHUNK; ++j) {
                 if (j < CHUNK) {
-                    issue(part[j % 2], it + j);
+                    issue(part[j % 2]);
                     wgmma_wait<1>();
                 } else {
                     wgmma_wait<0>();
                 }
-                promote(part[(j - 1) % 2], it + j - 1);
+                promote(part[(j - 1) % 2]);
             }
         }
-        for (; kt < KT; ++kt, ++it) {
-            issue(part[0], it);
+        for (; kt < KT; ++kt) {
+            issue(part[0]);
             wgmma_wait<0>();
-            promote(part[0], it);
+            promote(part[0]);
         }
 
         // Epilogue as in chapter 21; meanwhile the producer is already loading the next tile.
-        const float scale = alpha * __ldg(scale_a) * __ldg(scale_b);
         if (STORE_TMA && tma_c) {
             // Chapter 15's TMA stores, in bf16: this warpgroup's (64, BN) goes out in BN / C_BOX
             // boxes while the next tile's main loop runs. The wait for them comes only here, a tile

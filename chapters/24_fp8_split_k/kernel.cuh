@@ -75,7 +75,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     __shared__ uint64_t full[STAGES];   // stage s holds its tile: A and all of B have landed
     __shared__ uint64_t empty[STAGES];  // every consumer warp of the cluster is done with stage s
 
-    const int wg = threadIdx.x / WG, tid = threadIdx.x % WG;  // warpgroup 0 produces, 1.. consume
+    // warpgroup 0 produces, 1.. consume; wg from lane 0, as chapter 22 (uniform registers)
+    const int wg = __shfl_sync(0xffffffffu, int(threadIdx.x) / WG, 0), tid = threadIdx.x % WG;
     const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;   // this block's place in its cluster
     const int tiles_m = (M + CLUSTER * BM - 1) / (CLUSTER * BM), tiles_n = (N + BN - 1) / BN;
     const int first = blockIdx.x / CLUSTER, step = gridDim.x / CLUSTER;  // then every step-th unit
@@ -136,34 +137,38 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     float sc[2][2];      // each set's scales, sa * sb, for this thread's rows r and r + 8
     const int ld_sb = (KT + 3) / 4 * 4;  // scale_b's row: the K-blocks, padded to 4
     int m0, n0, r;                       // the tile's origin; this thread's first row of C
-    // k-tile kt (number i counted across tiles: the stage and its phase) into p, in flight.
-    auto issue = [&](float(&p)[ACC], float(&s2)[2], int i, int kt) {
-        const int s = i % STAGES;
+    // Chapter 22's descriptors by addition and running stage counters.
+    const uint64_t desc_a = smem_desc(As + row0 * BK, 16, 1024);  // (64, BK) K-major, stage 0
+    const uint64_t desc_b = smem_desc(Bs, 16, 1024);              // (BN, BK) K-major, stage 0
+    int issue_s = 0, release_s = 0;
+    unsigned phase = 0;  // of issue_s's full barrier
+    // k-tile kt (the next counted across units: the stage and its phase) into p, in flight.
+    auto issue = [&](float(&p)[ACC], float(&s2)[2], int kt) {
         // This k-tile's scales (sa * sb, once per row), loaded before the wait: they overlap it.
         const float sb = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
         const long long ka = static_cast<long long>(kt) * M;
         s2[0] = r < M ? sb * __ldg(scale_a + ka + r) : 0.0f;
         s2[1] = r + 8 < M ? sb * __ldg(scale_a + ka + r + 8) : 0.0f;
-        mbar_wait(&full[s], (i / STAGES) & 1);                  // the k-tile is in stage s
-        const unsigned char* a = As + s * A_STAGE + row0 * BK;  // (64, BK) K-major
-        const unsigned char* b = Bs + s * B_STAGE;              // (BN, BK) K-major
+        mbar_wait(&full[issue_s], phase);  // the k-tile is in stage issue_s
+        const uint64_t a = desc_a + uint64_t(issue_s * (A_STAGE >> 4)),
+                       b = desc_b + uint64_t(issue_s * (B_STAGE >> 4));
         wgmma_fence();  // p was read by ordinary instructions (its last promotion)
 #pragma unroll
         for (int kk = 0; kk < BK / WGMMA_K; ++kk)  // the first overwrites p (scale-d 0)
-            wgmma_m64n128k32_e4m3(p, smem_desc(a + kk * WGMMA_K, 16, 1024),
-                                  smem_desc(b + kk * WGMMA_K, 16, 1024), kk > 0);
+            wgmma_m64n128k32_e4m3(p, a + kk * (WGMMA_K >> 4), b + kk * (WGMMA_K >> 4), kk > 0);
         wgmma_commit();
+        if (++issue_s == STAGES) issue_s = 0, phase ^= 1;
     };
     // The promotion, now scaled: d[4j], d[4j+1] are on row r, d[4j+2], d[4j+3] on r + 8.
-    auto promote = [&](float(&p)[ACC], const float(&s2)[2], int i) {
-        release(i % STAGES);
+    auto promote = [&](float(&p)[ACC], const float(&s2)[2]) {  // the oldest k-tile issued
+        release(release_s);
+        if (++release_s == STAGES) release_s = 0;
 #pragma unroll
         for (int e = 0; e < ACC; ++e) {
             fence_operand(p[e]);  // read only after the wait that finished them
             d[e] = fmaf(p[e], e % 4 < 2 ? s2[0] : s2[1], d[e]);
         }
     };
-    int it = 0;  // k-tiles consumed, across units: the stage and its phase
     for (int u = first; u < split.units(); u += step) {
         origin(split.tile(u), m0, n0);
         r = m0 + row0 + 16 * warp + lane / 4;
@@ -171,23 +176,23 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
         const int slice = split.slice(u), ke = split.k_begin(slice + 1);  // the unit's k-tiles
         int kt = split.k_begin(slice);  // chapter 22's chunks, from the slice's first k-tile
-        for (; kt + CHUNK <= ke; kt += CHUNK, it += CHUNK) {
-            issue(part[0], sc[0], it, kt);
+        for (; kt + CHUNK <= ke; kt += CHUNK) {
+            issue(part[0], sc[0], kt);
 #pragma unroll
             for (int j = 1; j <= CHUNK; ++j) {
                 if (j < CHUNK) {
-                    issue(part[j % 2], sc[j % 2], it + j, kt + j);
+                    issue(part[j % 2], sc[j % 2], kt + j);
                     wgmma_wait<1>();
                 } else {
                     wgmma_wait<0>();
                 }
-                promote(part[(j - 1) % 2], sc[(j - 1) % 2], it + j - 1);
+                promote(part[(j - 1) % 2], sc[(j - 1) % 2]);
             }
         }
-        for (; kt < ke; ++kt, ++it) {
-            issue(part[0], sc[0], it, kt);
+        for (; kt < ke; ++kt) {
+            issue(part[0], sc[0], kt);
             wgmma_wait<0>();
-            promote(part[0], sc[0], it);
+            promote(part[0], sc[0]);
         }
 
         // BEGIN SOLUTION: a slice leaves its fp32 sums as a partial; one slice writes C as 23 does
