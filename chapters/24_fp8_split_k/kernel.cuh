@@ -46,7 +46,7 @@ constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 1024;  // + slack to align the
 constexpr int ACC = BN / 2;  // fp32 accumulators per consumer thread: (64, BN) / 128 threads
 // With STORE_TMA, C leaves in TMA boxes of (64, C_BOX) bf16 (64: one 128-byte swizzle row), each
 // consumer's (64, BN) through a buffer of its own after the stages.
-constexpr int C_BOX = 64, C_BYTES = WGMMA_M * BN * 2;  // per consumer: 16 KB
+constexpr int C_BOX = TMA_BF16_BOX, C_BYTES = WGMMA_M * BN * 2;  // per consumer: 16 KB
 static_assert(
     SMEM_BYTES + CONSUMERS * C_BYTES + 2 * STAGES * 8 <= 227 * 1024,
     "6 stages, the C buffers and the barriers fit in the 227 KB a block may have: 225 KB");
@@ -203,28 +203,10 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         }
         // Epilogue as in chapter 22, alpha alone: the scales are in d already.
         if (STORE_TMA && tma_c) {
-            // Chapter 15's TMA stores, in bf16: this warpgroup's (64, BN) goes out in BN / C_BOX
-            // boxes while the next tile's main loop runs. The wait for them comes only here, a tile
-            // later: the buffer is written again once the copy engine has read the last tile's.
+            // Chapter 15's TMA stores, in bf16 (store_tile_tma_bf16): this warpgroup's (64, BN)
+            // through a buffer of its own after the stages, the wait for them deferred a tile.
             unsigned char* Cs = Bs + STAGES * B_STAGE + (wg - 1) * C_BYTES;  // (BN / 64, 64, 64)
-            if (tid == 0) tma_store_wait<0, true>();
-            named_sync(wg, WG);  // the warpgroup, after thread 0's wait
-#pragma unroll
-            for (int j = 0; j < ACC / 4; ++j) {
-                const int c = 8 * j + 2 * (lane % 4);  // this thread's pair of columns (store_tile)
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {  // rows r and r + 8, at their swizzled place
-                    const int row = 16 * warp + lane / 4 + 8 * h;  // r's place in the 64 rows
-                    const int at = (c / C_BOX) * WGMMA_M * 128 + row * 128 + 2 * (c % C_BOX);
-                    store_pair(reinterpret_cast<__nv_bfloat16*>(Cs + swizzle128(at)),
-                               alpha * d[4 * j + 2 * h], alpha * d[4 * j + 2 * h + 1]);
-                }
-            }
-            fence_proxy_async();  // each thread's writes, before the copy engine reads them
-            named_sync(wg, WG);   // all of them, before thread 0 hands the boxes over
-            if (tid == 0)
-                for (int q = 0; q < BN / C_BOX; ++q)  // rows past M, columns past N: not written
-                    tma_store(&map_c, Cs + q * WGMMA_M * 128, n0 + q * C_BOX, m0 + row0);
+            store_tile_tma_bf16<BN>(d, Cs, &map_c, m0 + row0, n0, alpha, wg, tid);
             continue;
         }
         store_tile(d, C, ldc, M, N, r, n0, lane, alpha, beta,

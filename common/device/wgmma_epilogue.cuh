@@ -1,6 +1,7 @@
 // The epilogues of the wgmma chapters (12 on): a warpgroup's (64, 256) accumulator tile of
 // wgmma.m64n256k16, written to C with alpha and beta from registers (store_tile), or, from chapter
-// 15 on, through shared memory and TMA stores (store_tile_tma).
+// 15 on, through shared memory and TMA stores (store_tile_tma; in bf16 for the FP8 chapters from
+// 22 on, store_tile_tma_bf16).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -95,6 +96,41 @@ __device__ inline void store_tile_tma(const float (&d)[ACC], float* Cs,
         if (tid == 0)
             tma_store(map_c, buf, n0 + q * BOX, m0);  // rows past M, columns past N: not written
     }
+}
+
+// The FP8 chapters' TMA stores (22 on; beta == 0): this warpgroup's (64, BN) tile of C, times
+// `scale`, in bf16, through a (BN / 64, 64, 64) buffer of its own (64 bf16 = one 128-byte swizzle
+// row per box row), then BN / 64 TMA stores of (64, 64) by one thread, which go out while the next
+// tile's main loop runs. Chapter 15's lesson with one buffer per warpgroup: the wait for the stores
+// comes only here, a tile later, before the buffer is written again. Thread t writes the pairs it
+// holds (store_tile's layout) at their swizzled place. m: the warpgroup's first row of C; Cs:
+// 1024-byte aligned.
+constexpr int TMA_BF16_BOX = 64;  // the boxes' bf16 columns (the host's tensor map for C: (64, 64))
+template <int BN, int ACC>
+__device__ inline void store_tile_tma_bf16(const float (&d)[ACC], unsigned char* Cs,
+                                           const CUtensorMap* map_c, int m, int n0, float scale,
+                                           int wg, int tid) {
+    constexpr int BOX = TMA_BF16_BOX;  // bf16 columns per box: one 128-byte swizzle row
+    static_assert(2 * ACC == BN && BN % BOX == 0, "(64, BN) in whole boxes");
+    const int warp = tid / 32, lane = tid % 32;
+    if (tid == 0) tma_store_wait<0, true>();  // the copy engine has read the last tile's boxes
+    named_sync(wg, 128);                      // the warpgroup, after thread 0's wait
+#pragma unroll
+    for (int j = 0; j < ACC / 4; ++j) {
+        const int c = 8 * j + 2 * (lane % 4);  // this thread's pair of columns (store_tile)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {  // rows r and r + 8, at their swizzled place
+            const int row = 16 * warp + lane / 4 + 8 * h;  // r's place in the 64 rows
+            const int at = (c / BOX) * 64 * 128 + row * 128 + 2 * (c % BOX);
+            store_pair(reinterpret_cast<__nv_bfloat16*>(Cs + swizzle128(at)),
+                       scale * d[4 * j + 2 * h], scale * d[4 * j + 2 * h + 1]);
+        }
+    }
+    fence_proxy_async();  // each thread's writes, before the copy engine reads them
+    named_sync(wg, 128);  // all of them, before thread 0 hands the boxes over
+    if (tid == 0)
+        for (int q = 0; q < BN / BOX; ++q)  // rows past M, columns past N: not written
+            tma_store(map_c, Cs + q * 64 * 128, n0 + q * BOX, m);
 }
 
 }  // namespace sm90
