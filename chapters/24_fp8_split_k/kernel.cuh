@@ -143,13 +143,21 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     int issue_s = 0, release_s = 0;
     unsigned phase = 0;  // of issue_s's full barrier
     // k-tile kt (the next counted across units: the stage and its phase) into p, in flight.
-    auto issue = [&](float(&p)[ACC], float(&s3)[3], int kt) {
-        // This k-tile's scales, loaded before the wait and first used in its promotion, after the
-        // wgmma wait: the loads' latency hides behind the wait and the tensor cores' work.
+    float pre[3];  // the next k-tile's scales, loaded a k-tile ahead of its issue
+    int kend = 0;  // the tile's last k-tile + 1: no scales are loaded past it
+    // The scales of k-tile kt: sa of this thread's rows r and r + 8, then sb of B's 128 x 128 block.
+    auto load_scales = [&](float(&s3)[3], int kt) {
         const long long ka = static_cast<long long>(kt) * M;
         s3[0] = r < M ? __ldg(scale_a + ka + r) : 0.0f;
         s3[1] = r + 8 < M ? __ldg(scale_a + ka + r + 8) : 0.0f;
         s3[2] = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
+    };
+    auto issue = [&](float(&p)[ACC], float(&s3)[3], int kt) {
+        // This k-tile's scales came a k-tile ago; the next one's are loaded now, a whole k-tile
+        // (its wait, the tensor cores' work, a promotion) before their first use.
+#pragma unroll
+        for (int i = 0; i < 3; ++i) s3[i] = pre[i];
+        if (kt + 1 < kend) load_scales(pre, kt + 1);
         mbar_wait(&full[issue_s], phase);  // the k-tile is in stage issue_s
         const uint64_t a = desc_a + uint64_t(issue_s * (A_STAGE >> 4)),
                        b = desc_b + uint64_t(issue_s * (B_STAGE >> 4));
@@ -178,6 +186,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
         const int slice = split.slice(u), ke = split.k_begin(slice + 1);  // the unit's k-tiles
         int kt = split.k_begin(slice);  // chapter 22's chunks, from the slice's first k-tile
+        kend = ke;
+        load_scales(pre, kt);  // the slice's first k-tile's scales: the only ones not loaded ahead
         for (; kt + CHUNK <= ke; kt += CHUNK) {
             issue(part[0], sc[0], kt);
 #pragma unroll
