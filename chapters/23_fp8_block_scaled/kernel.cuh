@@ -130,7 +130,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     auto release = [&](int s) { pipeline::release<CLUSTER>(&empty[s], lane); };
     float d[ACC];        // (64, BN) of C in fp32: this warpgroup's rows, in wgmma's register layout
     float part[2][ACC];  // two sets of the tensor cores' sums of one k-tile, as in chapter 21
-    float sc[2][3];      // each set's scales: sa of this thread's rows r and r + 8, then sb
+    float sc[2][2];      // each set's scales, sa * sb, for this thread's rows r and r + 8
     const int ld_sb = (KT + 3) / 4 * 4;  // scale_b's row: the K-blocks, padded to 4
     int m0, n0, r;                       // the tile's origin; this thread's first row of C
     // Chapter 22's descriptors by addition and running stage counters.
@@ -150,11 +150,11 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         s3[2] = __ldg(scale_b + (n0 / SCALE_BLOCK) * ld_sb + kt);
         // END SOLUTION
     };
-    auto issue = [&](float(&p)[ACC], float(&s3)[3], int kt) {
-        // This k-tile's scales came a k-tile ago; the next one's are loaded now, a whole k-tile
-        // (its wait, the tensor cores' work, a promotion) before their first use.
-#pragma unroll
-        for (int i = 0; i < 3; ++i) s3[i] = pre[i];
+    auto issue = [&](float(&p)[ACC], float(&s2)[2], int kt) {
+        // This k-tile's scales came a k-tile ago (sa * sb, once per row); the next one's are
+        // loaded now, a whole k-tile (its wait, the tensor cores' work, a promotion) before use.
+        s2[0] = pre[2] * pre[0];
+        s2[1] = pre[2] * pre[1];
         if (kt + 1 < kend) load_scales(pre, kt + 1);
         mbar_wait(&full[issue_s], phase);  // the k-tile is in stage issue_s
         const uint64_t a = desc_a + uint64_t(issue_s * (A_STAGE >> 4)),
@@ -167,14 +167,13 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
         if (++issue_s == STAGES) issue_s = 0, phase ^= 1;
     };
     // The promotion, now scaled: d[4j], d[4j+1] are on row r, d[4j+2], d[4j+3] on r + 8.
-    auto promote = [&](float(&p)[ACC], const float(&s3)[3]) {  // the oldest k-tile issued
+    auto promote = [&](float(&p)[ACC], const float(&s2)[2]) {  // the oldest k-tile issued
         release(release_s);
         if (++release_s == STAGES) release_s = 0;
-        const float s_r = s3[2] * s3[0], s_r8 = s3[2] * s3[1];  // sa * sb, once per row
 #pragma unroll
         for (int e = 0; e < ACC; ++e) {
             fence_operand(p[e]);  // read only after the wait that finished them
-            d[e] = fmaf(p[e], e % 4 < 2 ? s_r : s_r8, d[e]);
+            d[e] = fmaf(p[e], e % 4 < 2 ? s2[0] : s2[1], d[e]);
         }
     };
     for (int t = first; t < tiles; t += step) {
