@@ -139,7 +139,7 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     int issue_s = 0, release_s = 0;
     unsigned phase = 0;  // of issue_s's full barrier
     // k-tile kt (the next counted across tiles: the stage and its phase) into p, in flight.
-    float pre[3];  // the next k-tile's scales, loaded a k-tile ahead of its issue
+    float pre[3] = {0.0f, 0.0f, 0.0f};  // the next k-tile's scales, loaded a k-tile ahead
     int kend = 0;  // the tile's last k-tile + 1: no scales are loaded past it
     // The scales of k-tile kt: sa of this thread's rows r and r + 8, then sb of B's 128 x 128 block.
     auto load_scales = [&](float(&s3)[3], int kt) {
@@ -153,6 +153,8 @@ static __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS
     auto issue = [&](float(&p)[ACC], float(&s2)[2], int kt) {
         // This k-tile's scales came a k-tile ago (sa * sb, once per row); the next one's are
         // loaded now, a whole k-tile (its wait, the tensor cores' work, a promotion) before use.
+#pragma unroll
+        for (int i = 0; i < 3; ++i) fence_operand(pre[i]);  // multiplied here, not hoisted to the loads
         s2[0] = pre[2] * pre[0];
         s2[1] = pre[2] * pre[1];
         if (kt + 1 < kend) load_scales(pre, kt + 1);
