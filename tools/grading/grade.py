@@ -474,6 +474,22 @@ def child_cpus():
     return int(m.group(1)) if m and int(m.group(1)) > 0 else 0
 
 
+# The thread counts of the CPU libraries a yardstick may be (OpenBLAS, BLIS, MKL).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "BLIS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def grade_env():
+    """The grading binary's environment: grade.py's, with a CPU yardstick on as many threads as
+    the child has CPUs. Like with like, and a yardstick a stopped child does not slow down: on our
+    2 cores OpenBLAS's two threads at 256^3 ran at the speed of one beside a stopped spinner (most
+    likely the scheduler still counts a stopped thread's load against its CPU for a while), at full
+    speed beside none; one thread ran alike beside both (docs/assignments.md, `spinner`)."""
+    env = dict(os.environ)
+    if child_cpus():
+        env.update({k: str(child_cpus()) for k in BLAS_THREADS})
+    return env
+
+
 def library_closure(binary, loader_needed=True):
     """{file name: host path} of the shared libraries `binary` loads, and the loader's path, by
     ldd (the host's loader in its listing mode; `binary` is one grade.py built from the
@@ -930,7 +946,8 @@ def run_grade(ch, launcher, work, build, args, extra, verdict, note, who=""):
     with open(out, "w") as f:
         f.write(f"grade.py: {note}\n")
         f.flush()
-        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, cwd=work)
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, cwd=work,
+                             env=grade_env())
         t0 = time.monotonic()
         while True:
             left = args.time_limit - (time.monotonic() - t0)
@@ -1247,7 +1264,8 @@ def main():
     limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
     print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
           f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
-          f"CPUs of a child: {child_cpus() or 'all'} (OMP_NUM_THREADS)", flush=True)
+          f"CPUs of a child and threads of a CPU yardstick: {child_cpus() or 'all'} (OMP_NUM_THREADS)",
+          flush=True)
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gemm-grade-") as tmp:
         if sandbox.as_nobody:
