@@ -1266,6 +1266,10 @@ def main():
           f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
           f"CPUs of a child and threads of a CPU yardstick: {child_cpus() or 'all'} (OMP_NUM_THREADS)",
           flush=True)
+    if c.kind == "cpu" and not child_cpus():
+        print("grade.py: note: OMP_NUM_THREADS is not set, so the child has every CPU and the yardstick "
+              "every thread; a stopped child can then slow a CPU yardstick down (docs/assignments.md, "
+              "'Slowing the yardstick down'): set it for a CPU assignment", flush=True)
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gemm-grade-") as tmp:
         if sandbox.as_nobody:
