@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An edited kernel rebuilds its chapter: ninja must know each GPU chapter's object depends on its
 kernel.cuh and on common/ (meson before 1.4 gives nvcc no dependency-file options; meson.build adds
-them). Reads `ninja -t deps` of the build this test runs in.
+them), and every other CUDA object its headers. Reads `ninja -t deps` of the build this test runs in.
 
 Usage: python3 -m tests.run tests.tools.test_build_deps BUILD_DIR CHAPTER...
 """
@@ -20,5 +20,21 @@ for ch in chapters:
     print(("ok   " if ok else "FAIL ") + f"{obj} depends on {', '.join(want)}"
           + ("" if ok else f" (missing: {', '.join(missing) or 'ninja -t deps failed: ' + p.stderr.strip()})"))
     failures += not ok
+# Every other CUDA object of the build (tools, tests, the harness's libraries: meson.build's
+# nvcc_deps) knows its headers too: an edited configs.hpp rebuilds tools/tune_hopper.
+objects = []
+for line in open(f"{build}/build.ninja"):
+    if line.startswith("build ") and ": cuda_COMPILER " in line:
+        objects.append(line[len("build "):line.index(": cuda_COMPILER ")].replace("$ ", " "))
+bare = []
+for obj in objects:
+    p = subprocess.run(["ninja", "-C", build, "-t", "deps", obj], capture_output=True, text=True)
+    first = p.stdout.splitlines()[0] if p.stdout else ""
+    if p.returncode != 0 or "#deps 0," in first or "#deps" not in first:
+        bare.append(f"{obj} ({first or p.stderr.strip()})")
+ok = objects and not bare
+print(("ok   " if ok else "FAIL ") + f"{len(objects)} CUDA objects, each with its headers"
+      + ("" if ok else ": none found in build.ninja" if not objects else ": not " + "; ".join(bare)))
+failures += not ok
 print(f"{failures} failed")
 sys.exit(1 if failures else 0)
