@@ -152,7 +152,8 @@ inline int max_pieces(const Schedule& s) {
 }
 constexpr int FEW_PIECES = 4;  // pieces per tile at most that the kernel adds itself
 
-// Worker w's partial of tile t, block `rank` of its cluster: a (BM, BN) fp32 tile, row-major.
+// Worker w's partial of tile t, block `rank` of its cluster: a (BM, BN) fp32 tile, thread-major
+// (partial_at below).
 template <class Cfg>
 __host__ __device__ inline std::size_t partial_slot(const Schedule& s, int w, int t, int rank) {
     return ((2 * static_cast<std::size_t>(w) + s.partial_index(w, t)) * Cfg::CLUSTER + rank) *
@@ -356,11 +357,21 @@ static __global__ void __launch_bounds__(256)
         sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
     }
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-    for (int e = 0; e < 4; ++e) {
-        const int r = row + 8 * (e / 2), c = col + e % 2;
-        if (r >= M || c >= N) continue;
-        float* p = C + static_cast<long long>(r) * ldc + c;
-        *p = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * *p;
+    for (int h = 0; h < 2; ++h) {  // rows row and row + 8: a pair of columns each
+        const int r = row + 8 * h;
+        if (r >= M) continue;
+        float* p = C + static_cast<long long>(r) * ldc + col;
+        float a = alpha * v[2 * h], b = alpha * v[2 * h + 1];
+        if (col + 1 < N && reinterpret_cast<std::uintptr_t>(p) % 8 == 0) {  // one 8-byte access
+            if (beta != 0.0f) {
+                const float2 old = *reinterpret_cast<const float2*>(p);
+                a += beta * old.x, b += beta * old.y;
+            }
+            *reinterpret_cast<float2*>(p) = make_float2(a, b);
+            continue;
+        }
+        p[0] = beta == 0.0f ? a : a + beta * p[0];
+        if (col + 1 < N) p[1] = beta == 0.0f ? b : b + beta * p[1];
     }
 }
 
