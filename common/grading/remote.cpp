@@ -82,6 +82,26 @@ bool threads_stopped(pid_t pid) {
     return all;
 }
 
+// The CPU time every thread of `pids` has had, in ns (the first field of
+// /proc/<pid>/task/<tid>/schedstat); -1 where the kernel keeps none.
+long long cpu_ns(const std::vector<pid_t>& pids) {
+    long long sum = 0;
+    bool any = false;
+    for (pid_t pid : pids) {
+        const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+        DIR* d = ::opendir(tasks.c_str());
+        if (!d) continue;
+        while (const dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::ifstream f(tasks + "/" + e->d_name + "/schedstat");
+            long long ns = 0;
+            if (f >> ns) sum += ns, any = true;
+        }
+        ::closedir(d);
+    }
+    return any ? sum : -1;
+}
+
 // Every process descended from `root` (root included), from one scan of /proc: a sandbox's own
 // processes, in their PID namespace, are this machine's processes as well.
 std::vector<pid_t> process_tree(pid_t root) {
@@ -273,8 +293,12 @@ public:
     std::string l2_flush() const override { return local_->l2_flush(); }
     // The yardstick is timed with every process of the child stopped: a kernel that keeps
     // threads spinning while it waits cannot slow the yardstick down (and so look faster).
+    // The child's CPU time over the series is the check: stopped, it has none (more than 1 ms,
+    // and the yardstick's times are not to be trusted: the grade fails).
     std::vector<double> time_yardstick(int warmup, int reps) override {
         freeze();
+        const std::vector<pid_t> tree = process_tree(pid_);
+        const long long before = cpu_ns(tree);
         std::vector<double> ms;
         try {
             ms = local_->time_yardstick(warmup, reps);
@@ -282,7 +306,10 @@ public:
             thaw();
             throw;
         }
+        const long long ran = before < 0 ? 0 : cpu_ns(tree) - before;
         thaw();
+        if (ran > 1000000)
+            fail("the kernel's processes ran while the yardstick was timed, when they are stopped");
         return ms;
     }
 

@@ -27,7 +27,8 @@ constexpr const char* kRemoteCheckOnly = ":check";
 // (stdin /dev/null, stdout and stderr to `program`.log) and computes every chapter call. Each
 // request must be answered within `timeout_s` seconds. finish() throws RemoteError when the child
 // does not exit with code 0 once asked to. While the yardstick is timed, every process of the
-// child is stopped (SIGSTOP), so that nothing it runs can slow the yardstick down.
+// child is stopped (SIGSTOP), so that nothing it runs can slow the yardstick down; a child whose
+// threads still had CPU time over the series fails the grade.
 std::unique_ptr<Backend> make_remote_backend(std::unique_ptr<Backend> local,
                                              const std::string& program, int timeout_s);
 

@@ -787,9 +787,11 @@ struct SpinGuard { SpinGuard() { spin_start(); spin_busy = 1; } ~SpinGuard() { s
         failures.append(f"the log bomb's compile.log: {os.path.getsize(bomb_log) if os.path.exists(bomb_log) else 'missing'} "
                         "bytes, expected the compiler's last MiB of many")
     # The spinning threads did not slow the yardstick down: it ran as fast in the spinner's grade
-    # as in the slow kernel's (the child was stopped while it was timed). A CPU yardstick's rate on
-    # a shared 2-core machine swings between grades, so a miss is graded once more, the two alone:
-    # a spinner that really runs during the yardstick's timing slows it both times.
+    # as in the slow kernel's (the child was stopped while it was timed; the grade itself fails a
+    # child whose CPU time grew over the series, so a stop that breaks fails the spinner's row
+    # above). A CPU yardstick's rate on a shared 2-core machine swings between grades, so a miss is
+    # graded once more, the two alone: a spinner that really runs during the yardstick's timing
+    # slows it both times.
     def yard(base, name):
         path = os.path.join(base(name), ch + ".grade.json")
         bench = json.load(open(path))["benchmark"] if os.path.exists(path) else []

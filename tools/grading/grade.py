@@ -490,6 +490,22 @@ def grade_env():
     return env
 
 
+def child_cpu_set():
+    """The CPUs the child is pinned to (grade_seal: the first child_cpus() of grade.py's own), or
+    None when it keeps them all."""
+    if not child_cpus():
+        return None
+    return set(sorted(os.sched_getaffinity(0))[:child_cpus()])
+
+
+def pin_to(cpus):
+    """Popen's preexec_fn that starts the grading binary on `cpus` (the child's; None: leaves it):
+    the yardstick is timed on the cores the kernel had, and a child that was not stopped while it
+    was timed would take them from it (the `spinner` attack then shows; on other CPUs it could
+    not). The set is computed before the fork: the function only makes the one system call."""
+    return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+
+
 def library_closure(binary, loader_needed=True):
     """{file name: host path} of the shared libraries `binary` loads, and the loader's path, by
     ldd (the host's loader in its listing mode; `binary` is one grade.py built from the
@@ -947,7 +963,7 @@ def run_grade(ch, launcher, work, build, args, extra, verdict, note, who=""):
         f.write(f"grade.py: {note}\n")
         f.flush()
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, cwd=work,
-                             env=grade_env())
+                             env=grade_env(), preexec_fn=pin_to(child_cpu_set()))
         t0 = time.monotonic()
         while True:
             left = args.time_limit - (time.monotonic() - t0)
@@ -1264,7 +1280,8 @@ def main():
     limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
     print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
           f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
-          f"CPUs of a child and threads of a CPU yardstick: {child_cpus() or 'all'} (OMP_NUM_THREADS)",
+          f"CPUs of a child, and of the grade and its yardstick: "
+          f"{','.join(map(str, sorted(child_cpu_set()))) if child_cpu_set() else 'all'} (OMP_NUM_THREADS)",
           flush=True)
     if c.kind == "cpu" and not child_cpus():
         print("grade.py: note: OMP_NUM_THREADS is not set, so the child has every CPU and the yardstick "
