@@ -5,6 +5,7 @@ them), and every other CUDA object its headers. Reads `ninja -t deps` of the bui
 
 Usage: python3 -m tests.run tests.tools.test_build_deps BUILD_DIR CHAPTER...
 """
+import os
 import subprocess
 import sys
 
@@ -26,15 +27,18 @@ objects = []
 for line in open(f"{build}/build.ninja"):
     if line.startswith("build ") and ": cuda_COMPILER " in line:
         objects.append(line[len("build "):line.index(": cuda_COMPILER ")].replace("$ ", " "))
-bare = []
+bare, built = [], 0
 for obj in objects:
+    if not os.path.exists(os.path.join(build, obj)):
+        continue  # not built (meson test builds what the tests need; tools/tune is not among it)
+    built += 1
     p = subprocess.run(["ninja", "-C", build, "-t", "deps", obj], capture_output=True, text=True)
     first = p.stdout.splitlines()[0] if p.stdout else ""
     if p.returncode != 0 or "#deps 0," in first or "#deps" not in first:
         bare.append(f"{obj} ({first or p.stderr.strip()})")
-ok = objects and not bare
-print(("ok   " if ok else "FAIL ") + f"{len(objects)} CUDA objects, each with its headers"
-      + ("" if ok else ": none found in build.ninja" if not objects else ": not " + "; ".join(bare)))
+ok = built > 0 and not bare
+print(("ok   " if ok else "FAIL ") + f"{built} of {len(objects)} CUDA objects built, each with its headers"
+      + ("" if ok else ": none built" if not built else ": not " + "; ".join(bare)))
 failures += not ok
 print(f"{failures} failed")
 sys.exit(1 if failures else 0)
