@@ -500,9 +500,9 @@ def child_cpu_set():
 
 def pin_to(cpus):
     """Popen's preexec_fn that starts the grading binary on `cpus` (the child's; None: leaves it):
-    the yardstick is timed on the cores the kernel had, and a child that was not stopped while it
-    was timed would take them from it (the `spinner` attack then shows; on other CPUs it could
-    not). The set is computed before the fork: the function only makes the one system call."""
+    the yardstick is timed on the cores the kernel had. (Whether the child was stopped meanwhile is
+    checked by its CPU time, common/grading/remote.cpp.) The set is computed before the fork: the
+    function only makes the one system call."""
     return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
 
 
