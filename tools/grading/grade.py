@@ -1280,9 +1280,9 @@ def main():
     limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
     print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
           f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
-          f"CPUs of a child, and of the grade and its yardstick: "
-          f"{','.join(map(str, sorted(child_cpu_set()))) if child_cpu_set() else 'all'} (OMP_NUM_THREADS)",
-          flush=True)
+          + (f"a child, its grade and a CPU yardstick on CPU {','.join(map(str, sorted(child_cpu_set())))} "
+             f"(the first OMP_NUM_THREADS={child_cpus()} of grade.py's)" if child_cpu_set() else
+             "a child on every CPU (OMP_NUM_THREADS not set)"), flush=True)
     if c.kind == "cpu" and not child_cpus():
         print("grade.py: note: OMP_NUM_THREADS is not set, so the child has every CPU and the yardstick "
               "every thread; a stopped child can then slow a CPU yardstick down (docs/assignments.md, "
