@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <random>
@@ -82,24 +83,17 @@ bool threads_stopped(pid_t pid) {
     return all;
 }
 
-// The CPU time every thread of `pids` has had, in ns (the first field of
-// /proc/<pid>/task/<tid>/schedstat); -1 where the kernel keeps none.
+// The CPU time the processes `pids` have had, every thread of theirs, ended ones included, in ns
+// (each process's CPU-time clock); -1 where one cannot be read.
 long long cpu_ns(const std::vector<pid_t>& pids) {
     long long sum = 0;
-    bool any = false;
     for (pid_t pid : pids) {
-        const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-        DIR* d = ::opendir(tasks.c_str());
-        if (!d) continue;
-        while (const dirent* e = ::readdir(d)) {
-            if (e->d_name[0] == '.') continue;
-            std::ifstream f(tasks + "/" + e->d_name + "/schedstat");
-            long long ns = 0;
-            if (f >> ns) sum += ns, any = true;
-        }
-        ::closedir(d);
+        clockid_t clock;
+        timespec t{};
+        if (::clock_getcpuclockid(pid, &clock) != 0 || ::clock_gettime(clock, &t) != 0) return -1;
+        sum += static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
     }
-    return any ? sum : -1;
+    return sum;
 }
 
 // Every process descended from `root` (root included), from one scan of /proc: a sandbox's own
@@ -293,8 +287,10 @@ public:
     std::string l2_flush() const override { return local_->l2_flush(); }
     // The yardstick is timed with every process of the child stopped: a kernel that keeps
     // threads spinning while it waits cannot slow the yardstick down (and so look faster).
-    // The child's CPU time over the series is the check: stopped, it has none (more than 1 ms,
-    // and the yardstick's times are not to be trusted: the grade fails).
+    // The stop is checked after the series: the same processes, all still stopped (a child can
+    // continue itself: a timer's SIGCONT), and their CPU time (every thread's, ended ones
+    // included) grown by at most 0.1 ms (stopped, it does not grow). Otherwise the yardstick's
+    // times are not to be trusted, and the grade fails.
     std::vector<double> time_yardstick(int warmup, int reps) override {
         freeze();
         const std::vector<pid_t> tree = process_tree(pid_);
@@ -306,9 +302,15 @@ public:
             thaw();
             throw;
         }
-        const long long ran = before < 0 ? 0 : cpu_ns(tree) - before;
+        const long long after = cpu_ns(tree);
+        const std::vector<pid_t> now = process_tree(pid_);
+        bool stopped = std::set<pid_t>(now.begin(), now.end()) == std::set<pid_t>(tree.begin(), tree.end());
+        for (pid_t p : tree) stopped = stopped && threads_stopped(p);
         thaw();
-        if (ran > 1000000)
+        if (before < 0 || after < 0)
+            fail("the grade could not read the kernel process's CPU time while it timed the "
+                 "yardstick");
+        if (!stopped || after - before > 100000)
             fail("the kernel's processes ran while the yardstick was timed, when they are stopped");
         return ms;
     }

@@ -485,14 +485,14 @@ def grade_env():
     likely the scheduler still counts a stopped thread's load against its CPU for a while), at full
     speed beside none; one thread ran alike beside both (docs/assignments.md, `spinner`)."""
     env = dict(os.environ)
-    if child_cpus():
-        env.update({k: str(child_cpus()) for k in BLAS_THREADS})
+    if child_cpu_set():
+        env.update({k: str(len(child_cpu_set())) for k in BLAS_THREADS})
     return env
 
 
 def child_cpu_set():
-    """The CPUs the child is pinned to (grade_seal: the first child_cpus() of grade.py's own), or
-    None when it keeps them all."""
+    """The CPUs the child is pinned to (grade_seal is given them: the first child_cpus() of
+    grade.py's own, fewer where grade.py has fewer), or None when it keeps them all."""
     if not child_cpus():
         return None
     return set(sorted(os.sched_getaffinity(0))[:child_cpus()])
@@ -914,7 +914,9 @@ class Chapter:
             env["LD_LIBRARY_PATH"] = ":".join(sorted({os.path.dirname(h) for h in self.libs.values()}))
         sandboxed = self.sandbox.enabled
         seal = "/sandbox/seal" if sandboxed else os.path.join(self.main, "seal")
-        cmd = [seal, str(child_cpus()), str(self.nproc), "gpu" if self.gpu else "cpu",
+        cpus = child_cpu_set()
+        cmd = [seal, ",".join(map(str, sorted(cpus))) if cpus else "all", str(self.nproc),
+               "gpu" if self.gpu else "cpu",
                "/sandbox/child" if sandboxed else child]
         argv = self.sandbox.argv(cmd, limits, ro=ro, env=env, system=False,
                                  tmp_size=RUN_TMP if self.gpu else None, proc=self.gpu, sys_ro=self.gpu,
@@ -1281,7 +1283,8 @@ def main():
     print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
           f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
           + (f"a child, its grade and a CPU yardstick on CPU {','.join(map(str, sorted(child_cpu_set())))} "
-             f"(the first OMP_NUM_THREADS={child_cpus()} of grade.py's)" if child_cpu_set() else
+             f"(the first {len(child_cpu_set())} of grade.py's, OMP_NUM_THREADS={child_cpus()})"
+             if child_cpu_set() else
              "a child on every CPU (OMP_NUM_THREADS not set)"), flush=True)
     if c.kind == "cpu" and not child_cpus():
         print("grade.py: note: OMP_NUM_THREADS is not set, so the child has every CPU and the yardstick "

@@ -5,12 +5,13 @@
 //
 //   grade_seal CPUS NPROC MODE CHILD
 //
-// CPUS: how many CPUs of its own affinity set the child keeps (0: all of them); NPROC: the most
-// threads the child may have (RLIMIT_NPROC); MODE: "cpu" or "gpu"; CHILD: the program to execute.
+// CPUS: the CPUs the child keeps, a comma-separated list of numbers, each in its own affinity set
+// (grade.py's choice, the CPUs its grade runs on), or "all"; NPROC: the most threads the child may
+// have (RLIMIT_NPROC); MODE: "cpu" or "gpu"; CHILD: the program to execute.
 // Before executing CHILD it
 //   1. sets RLIMIT_NPROC (the other limits come from prlimit(1), outside the sandbox);
-//   2. pins the process to the first CPUS CPUs of its affinity set (threads as the assignment
-//      says: OMP_NUM_THREADS of the grader, whatever num_threads() the kernel asks for);
+//   2. pins the process to CPUS (threads as the assignment says: OMP_NUM_THREADS of the grader,
+//      whatever num_threads() the kernel asks for); a CPU outside its own set is an error;
 //   3. installs a seccomp filter (classic BPF) that holds for the child's whole life, before its
 //      loader, its libraries' constructors and anything of the submission run:
 //      - one execve, this one: its path lies at a random address that nothing after the execve
@@ -93,19 +94,29 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: grade_seal CPUS NPROC MODE CHILD\n");
         return 120;
     }
-    const long cpus = strtol(argv[1], NULL, 10), nproc = strtol(argv[2], NULL, 10);
+    const long nproc = strtol(argv[2], NULL, 10);
     const int strict = strcmp(argv[3], "cpu") == 0;
-    if (cpus < 0 || nproc <= 0 || (!strict && strcmp(argv[3], "gpu") != 0)) return 120;
+    if (nproc <= 0 || (!strict && strcmp(argv[3], "gpu") != 0)) return 120;
 
     const struct rlimit procs = {(rlim_t)nproc, (rlim_t)nproc};
     if (setrlimit(RLIMIT_NPROC, &procs) != 0) fail("RLIMIT_NPROC", 121);
 
     cpu_set_t own, keep;
     if (sched_getaffinity(0, sizeof own, &own) != 0) fail("sched_getaffinity", 122);
-    CPU_ZERO(&keep);
-    long kept = 0;
-    for (int c = 0; c < CPU_SETSIZE && (cpus == 0 || kept < cpus); ++c)
-        if (CPU_ISSET(c, &own)) CPU_SET(c, &keep), ++kept;
+    if (strcmp(argv[1], "all") == 0) {
+        keep = own;
+    } else {
+        CPU_ZERO(&keep);
+        for (const char* p = argv[1];; ++p) {
+            char* end = NULL;
+            const long c = strtol(p, &end, 10);
+            if (end == p || c < 0 || c >= CPU_SETSIZE || (*end != ',' && *end != 0)) return 120;
+            if (!CPU_ISSET(c, &own)) errno = EINVAL, fail("a CPU outside its affinity set", 122);
+            CPU_SET(c, &keep);
+            if (*end == 0) break;
+            p = end;
+        }
+    }
     if (sched_setaffinity(0, sizeof keep, &keep) != 0) fail("sched_setaffinity", 122);
 
     // The child's path at a random address of a page of its own: the one execve the filter allows
