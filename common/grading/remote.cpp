@@ -304,12 +304,12 @@ public:
         }
         const long long after = cpu_ns(tree);
         const std::vector<pid_t> now = process_tree(pid_);
-        bool stopped = std::set<pid_t>(now.begin(), now.end()) == std::set<pid_t>(tree.begin(), tree.end());
+        const std::set<pid_t> same(tree.begin(), tree.end());
+        bool stopped = std::set<pid_t>(now.begin(), now.end()) == same;
         for (pid_t p : tree) stopped = stopped && threads_stopped(p);
         thaw();
         if (before < 0 || after < 0)
-            fail("the grade could not read the kernel process's CPU time while it timed the "
-                 "yardstick");
+            fail("the grade could not read the CPU time of the kernel's processes");
         if (!stopped || after - before > 100000)
             fail("the kernel's processes ran while the yardstick was timed, when they are stopped");
         return ms;
