@@ -501,8 +501,8 @@ def child_cpu_set():
 def pin_to(cpus):
     """Popen's preexec_fn that starts the grading binary on `cpus` (the child's; None: leaves it):
     the yardstick is timed on the cores the kernel had. (Whether the child was stopped meanwhile is
-    checked by its CPU time, common/grading/remote.cpp.) The set is computed before the fork: the
-    function only makes the one system call."""
+    checked by its CPU time, common/grading/remote.cpp.) The set is computed before the fork: in the
+    child the function only sets the affinity (grade.py's threads have ended by then)."""
     return (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
 
 
