@@ -85,7 +85,7 @@ bool threads_stopped(pid_t pid) {
 
 // The CPU time the processes `pids` have had, every thread of theirs, ended ones included, in ns
 // (each process's CPU-time clock); -1 where one cannot be read.
-long long cpu_ns(const std::vector<pid_t>& pids) {
+long long cpu_ns(const std::set<pid_t>& pids) {
     long long sum = 0;
     for (pid_t pid : pids) {
         clockid_t clock;
@@ -292,9 +292,8 @@ public:
     // included) grown by at most 0.1 ms (stopped, it does not grow). Otherwise the yardstick's
     // times are not to be trusted, and the grade fails.
     std::vector<double> time_yardstick(int warmup, int reps) override {
-        freeze();
-        const std::vector<pid_t> tree = process_tree(pid_);
-        const long long before = cpu_ns(tree);
+        freeze();  // frozen_: the whole tree, every thread stopped
+        const long long before = cpu_ns(frozen_);
         std::vector<double> ms;
         try {
             ms = local_->time_yardstick(warmup, reps);
@@ -302,11 +301,10 @@ public:
             thaw();
             throw;
         }
-        const long long after = cpu_ns(tree);
+        const long long after = cpu_ns(frozen_);
         const std::vector<pid_t> now = process_tree(pid_);
-        const std::set<pid_t> same(tree.begin(), tree.end());
-        bool stopped = std::set<pid_t>(now.begin(), now.end()) == same;
-        for (pid_t p : tree) stopped = stopped && threads_stopped(p);
+        bool stopped = std::set<pid_t>(now.begin(), now.end()) == frozen_;
+        for (pid_t p : frozen_) stopped = stopped && threads_stopped(p);
         thaw();
         if (before < 0 || after < 0)
             fail("the grade could not read the CPU time of the kernel's processes");

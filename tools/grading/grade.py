@@ -484,9 +484,9 @@ def grade_env():
     2 cores OpenBLAS's two threads at 256^3 ran at the speed of one beside a stopped spinner (most
     likely the scheduler still counts a stopped thread's load against its CPU for a while), at full
     speed beside none; one thread ran alike beside both (docs/assignments.md, `spinner`)."""
-    env = dict(os.environ)
-    if child_cpu_set():
-        env.update({k: str(len(child_cpu_set())) for k in BLAS_THREADS})
+    env, cpus = dict(os.environ), child_cpu_set()
+    if cpus:
+        env.update({k: str(len(cpus)) for k in BLAS_THREADS})
     return env
 
 
