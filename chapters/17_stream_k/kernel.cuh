@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda_check.cuh"
 #include "device/ch15_persistent.cuh"  // chapter 15's pipeline: Config, TileOrder, barriers, maps
@@ -151,25 +152,50 @@ inline int max_pieces(const Schedule& s) {
 }
 constexpr int FEW_PIECES = 4;  // pieces per tile at most that the kernel adds itself
 
-// Worker w's partial of tile t, block `rank` of its cluster: a (BM, BN) fp32 tile, row-major.
+// Worker w's partial of tile t, block `rank` of its cluster: a (BM, BN) fp32 tile, thread-major
+// (partial_at below).
 template <class Cfg>
 __host__ __device__ inline std::size_t partial_slot(const Schedule& s, int w, int t, int rank) {
     return ((2 * static_cast<std::size_t>(w) + s.partial_index(w, t)) * Cfg::CLUSTER + rank) *
            Cfg::BM * Cfg::BN;
 }
 
-// d += a partial stored by store_tile at row rl of its tile (rl, rl + 8; column pairs: lane % 4).
+// A partial in the thread-major layout: float4 j of thread tid of consumer warpgroup g lies at
+// float4 (g * ACC / 4 + j) * WG + tid of its slot, so one warp's access is one 512-byte line
+// (a row-major tile read in 8-byte pairs took eight 32-byte pieces). Only this kernel and
+// reduce_partials read it; it never holds C's layout.
+template <int ACC, class T>
+__device__ inline auto partial_at(T* P, int g, int j, int tid) {
+    using F4 = std::conditional_t<std::is_const_v<T>, const float4, float4>;
+    return reinterpret_cast<F4*>(P) + (g * (ACC / 4) + j) * WG + tid;
+}
 template <int ACC>
-__device__ inline void add_partial(float (&d)[ACC], const float* P, int BN, int rl, int lane) {
+__device__ inline void store_partial(const float (&d)[ACC], float* P, int g, int tid) {
 #pragma unroll
-    for (int j = 0; j < ACC / 4; ++j)
+    for (int j = 0; j < ACC / 4; ++j)  // to L2 (st.global.cg): another SM reads it
+        __stcg(partial_at<ACC>(P, g, j, tid), make_float4(d[4 * j], d[4 * j + 1], d[4 * j + 2],
+                                                          d[4 * j + 3]));
+}
+template <int ACC>
+__device__ inline void add_partial(float (&d)[ACC], const float* P, int g, int tid) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            // From L2 (ld.global.cg): another SM wrote it, never a stale line of this SM's L1.
-            const float2 v = __ldcg(
-                reinterpret_cast<const float2*>(P + (rl + 8 * h) * BN + 8 * j + 2 * (lane % 4)));
-            d[4 * j + 2 * h] += v.x, d[4 * j + 2 * h + 1] += v.y;
-        }
+    for (int j = 0; j < ACC / 4; ++j) {
+        // From L2 (ld.global.cg): another SM wrote it, never a stale line of this SM's L1.
+        const float4 v = __ldcg(partial_at<ACC>(P, g, j, tid));
+        d[4 * j] += v.x, d[4 * j + 1] += v.y, d[4 * j + 2] += v.z, d[4 * j + 3] += v.w;
+    }
+}
+
+// The piece count of a tile: one thread adds 1 (release: the warpgroup's partial, ordered
+// before it by the named barrier, is visible first; acquire: the others' partials are read
+// after it) and learns whether its piece was the last.
+__device__ inline unsigned count_piece(unsigned* count) {
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                 : "=r"(old)
+                 : "l"(count)
+                 : "memory");
+    return old;
 }
 
 template <class Cfg>
@@ -252,31 +278,29 @@ static __global__ void __cluster_dims__(Cfg::CLUSTER, 1, 1) __launch_bounds__(Cf
             wgmma_wait<0>();
             // The unit's last stage (a unit is never empty).
             release_stage((it + STAGES - 1) % STAGES);
-            const int rl = row0 + 16 * warp + lane / 4, r = m0 + rl;  // first row: tile's, C's
+            const int r = m0 + row0 + 16 * warp + lane / 4;  // this thread's first row of C
             const bool whole = m0 + BM <= M && n0 + BN <= N;
             // BEGIN SOLUTION: a piece leaves its partial, the last adds them; whole tiles to C
             if (u.kb > 0 || u.ke < sched.KT) {
                 const int lo = sched.first_worker(u.tile), hi = sched.last_worker(u.tile);
-                float* P = partials + partial_slot<Cfg>(sched, worker, u.tile, rank);
-                store_tile(d, P, BN, M - m0, N - n0, rl, 0, lane, 1.0f, 0.0f, whole);
+                store_partial(d, partials + partial_slot<Cfg>(sched, worker, u.tile, rank), wg - 1,
+                              tid);
                 if (!fixup_in_kernel) continue;  // reduce_partials adds them after the kernel
-                __threadfence();     // this thread's partial, visible to the GPU before...
-                named_sync(wg, WG);  // ...the warpgroup's count goes up
+                named_sync(wg, WG);  // the warpgroup's partial is written before its count goes up
                 if (tid == 0) {
                     unsigned* count = counters +
                                       ((u.tile - sched.dp_tiles) * CLUSTER + rank) * CONSUMERS +
                                       (wg - 1);
-                    last[wg - 1] = atomicAdd(count, 1u) == unsigned(hi - lo);
+                    last[wg - 1] = count_piece(count) == unsigned(hi - lo);
                     if (last[wg - 1]) *count = 0;  // every piece counted: ready for the next call
-                    __threadfence();               // the others' partials are read after the count
                 }
                 named_sync(wg, WG);           // the warpgroup learns whether it was last
                 if (!last[wg - 1]) continue;  // not the last: nobody waits for anybody
 #pragma unroll 1
                 for (int w = lo; w <= hi; ++w)
                     if (w != worker)
-                        add_partial(d, partials + partial_slot<Cfg>(sched, w, u.tile, rank), BN, rl,
-                                    lane);
+                        add_partial(d, partials + partial_slot<Cfg>(sched, w, u.tile, rank), wg - 1,
+                                    tid);
             }
             // Epilogue, as in chapter 15; meanwhile the producer is already loading the next tile.
             if (tma_c) {
@@ -310,7 +334,11 @@ static __global__ void __launch_bounds__(256)
     const int f = static_cast<int>(blockIdx.y) * X + static_cast<int>(threadIdx.x);  // float4
     int m0, n0;
     TileOrder<Cfg>::of(M, N).origin(t, rank, m0, n0);
-    const int row = m0 + f / (BN / 4), col = n0 + 4 * (f % (BN / 4));  // of C
+    // float4 f of the thread-major layout (partial_at): consumer g's thread `tid`, its float4 j,
+    // rows row and row + 8 of C, columns col and col + 1 (store_tile's register layout).
+    const int g = f / (Cfg::ACC / 4 * WG), j = f / WG % (Cfg::ACC / 4), tid = f % WG;
+    const int row = m0 + 64 * g + 16 * (tid / 32) + tid % 32 / 4;
+    const int col = n0 + 8 * j + 2 * (tid % 4);
     const bool live = f < BM * BN / 4 && row < M && col < N;
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (live)
@@ -329,9 +357,22 @@ static __global__ void __launch_bounds__(256)
         sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
     }
     const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-    float* c = C + static_cast<long long>(row) * ldc + col;
-    for (int e = 0; e < 4 && col + e < N; ++e)
-        c[e] = beta == 0.0f ? alpha * v[e] : alpha * v[e] + beta * c[e];
+    for (int h = 0; h < 2; ++h) {  // rows row and row + 8: a pair of columns each
+        const int r = row + 8 * h;
+        if (r >= M) continue;
+        float* p = C + static_cast<long long>(r) * ldc + col;
+        float a = alpha * v[2 * h], b = alpha * v[2 * h + 1];
+        if (col + 1 < N && reinterpret_cast<std::uintptr_t>(p) % 8 == 0) {  // one 8-byte access
+            if (beta != 0.0f) {
+                const float2 old = *reinterpret_cast<const float2*>(p);
+                a += beta * old.x, b += beta * old.y;
+            }
+            *reinterpret_cast<float2*>(p) = make_float2(a, b);
+            continue;
+        }
+        p[0] = beta == 0.0f ? a : a + beta * p[0];
+        if (col + 1 < N) p[1] = beta == 0.0f ? b : b + beta * p[1];
+    }
 }
 
 // SPLIT: how the tiles are dealt (the steps of the README's table).

@@ -11,9 +11,12 @@
 
 namespace ch23::facts {
 
-inline constexpr int napkin[][3] = {{0, 128, 128}};
-// gemm(): gemm_cfg<1, 8, true>, tiles of (128, 128), no clusters.
+inline constexpr int napkin[][3] = {{1023, 128, 128}, {0, 256, 128}};
+// gemm(): gemm_cfg<1, 8, true> below PAIRS_MIN_M rows, tiles of (128, 128), no clusters; from it
+// (where the tiles fill the SMs) gemm_cfg<2, 8, true>, clusters of two along M sharing B.
 static_assert(napkin[0][1] == BM && napkin[0][2] == BN, "napkin: the block's tile");
+static_assert(napkin[1][1] == 2 * BM && napkin[1][2] == BN, "napkin: the pair's tile");
+static_assert(napkin[0][0] == PAIRS_MIN_M - 1, "napkin: one block below PAIRS_MIN_M rows");
 
 // The candidate configurations; tools/measuring/tune.cu times every candidate: f(name, gemm
 // function); with and without clusters, pairs without the overlap (chunks of one k-tile), all with

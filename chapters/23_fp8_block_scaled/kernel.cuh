@@ -21,6 +21,7 @@
 #include "device/aligned_operands.cuh"
 #include "device/ch15_persistent.cuh"  // chapter 15's barriers, release and resident clusters
 #include "device/ch20_fp8_e4m3.cuh"    // the e4m3 wgmma shapes (chapter 20)
+#include "device/launch_resources.cuh"  // sm_count
 #include "device/sm90.cuh"
 #include "device/wgmma_epilogue.cuh"
 
@@ -236,11 +237,17 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: chunks of 8, C through TMA stores as chapter 22's, no clusters: pairs sharing B
-// measured slower here with the register epilogue (README).
+// The chapter: chunks of 8, C through TMA stores as chapter 22's; pairs sharing B where there
+// are many rows of tiles (M >= PAIRS_MIN_M and the (128, 128) tiles fill the SMs), one block
+// elsewhere, where a pair's second block has little to share (measured on the FP8 suite, README).
+constexpr int PAIRS_MIN_M = 1024;
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
+    const long long tiles = static_cast<long long>((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    if (M >= PAIRS_MIN_M && tiles >= launch::sm_count())
+        return gemm_cfg<2, 8, true>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc,
+                                    stream);
     gemm_cfg<1, 8, true>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
 }
 

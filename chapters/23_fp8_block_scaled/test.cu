@@ -26,7 +26,7 @@ TEST_CASE("23_fp8_block_scaled") {
 TEST_CASE("23_fp8_block_scaled, the register epilogue") {
     check_fp8(ch23::gemm_cfg<1>, list_precision("23_fp8_block_scaled"));
 }
-TEST_CASE("23_fp8_block_scaled, pairs sharing B (gemm() runs none)") {
+TEST_CASE("23_fp8_block_scaled, pairs sharing B (gemm() runs them from PAIRS_MIN_M rows)") {
     check_fp8(ch23::gemm_cfg<2>, list_precision("23_fp8_block_scaled"));
 }
 TEST_CASE("23_fp8_block_scaled, chunks of 1 (no overlap) and of 3") {

@@ -281,11 +281,17 @@ void gemm_cfg(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
     GEMM_CUDA_CHECK_LAUNCH();
 }
 
-// The chapter: chapter 23's gemm() (chunks of 8, C through TMA stores, no clusters), K split by
-// choose_slices where the tiles are few.
+// The chapter: chapter 23's gemm() (chunks of 8, C through TMA stores, pairs sharing B from
+// PAIRS_MIN_M rows where the tiles fill the SMs, one block elsewhere), K split by choose_slices
+// where the tiles are few (one block then: the pairs' shapes have tiles enough).
+constexpr int PAIRS_MIN_M = 1024;  // as chapter 23's
 inline void gemm(int M, int N, int K, float alpha, const __nv_fp8_e4m3* A, int lda,
                  const __nv_fp8_e4m3* B, int ldb, const float* scale_a, const float* scale_b,
                  float beta, __nv_bfloat16* C, int ldc, cudaStream_t stream = 0) {
+    const long long tiles = static_cast<long long>((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+    if (M >= PAIRS_MIN_M && tiles >= launch::sm_count())
+        return gemm_cfg<2, 8, true>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc,
+                                    stream);
     gemm_cfg<1, 8, true>(M, N, K, alpha, A, lda, B, ldb, scale_a, scale_b, beta, C, ldc, stream);
 }
 
