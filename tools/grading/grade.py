@@ -1280,11 +1280,12 @@ def main():
     sandbox = Sandbox(not args.unsandboxed)
     memory = min(16 << 30, (host_memory() or (32 << 30)) // 2)
     limits = {"memory": memory, "cgroup": memory_cgroup() if sandbox.enabled else None}
+    cpus = child_cpu_set()
     print(f"grade.py: {sandbox.note}; memory of a child: {memory >> 20} MiB "
           f"({'cgroup v2 memory.max' if limits['cgroup'] else 'its address space: one process' if c.kind == 'cpu' else 'not limited (a GPU child)'}); "
-          + (f"a child, its grade and a CPU yardstick on CPU {','.join(map(str, sorted(child_cpu_set())))} "
-             f"(the first {len(child_cpu_set())} of grade.py's, OMP_NUM_THREADS={child_cpus()})"
-             if child_cpu_set() else
+          + (f"a child, its grade and a CPU yardstick on CPU {','.join(map(str, sorted(cpus)))} "
+             f"(the first {len(cpus)} of grade.py's, OMP_NUM_THREADS={child_cpus()})"
+             if cpus else
              "a child on every CPU (OMP_NUM_THREADS not set)"), flush=True)
     if c.kind == "cpu" and not child_cpus():
         print("grade.py: note: OMP_NUM_THREADS is not set, so the child has every CPU and the yardstick "
